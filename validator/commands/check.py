@@ -1,0 +1,33 @@
+"""`callbank check [PATHS]`: the rule checks, with no execution."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from validator.commands.options import report_options
+from validator.errors import UserError
+
+
+def run_check(paths: tuple[str, ...], output_format: str, select: tuple[str, ...], ignore: tuple[str, ...], repo_root: str | None) -> int:
+    from validator import engine
+    from validator.loading import find_repo_root
+    from validator.reporters import REPORTERS
+
+    root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
+    try:
+        diagnostics = engine.check(root, paths or None, select, ignore)
+    except UserError as error:
+        click.echo(f"callbank check: {error}", err=True)
+        return 2
+    click.echo(REPORTERS[output_format](diagnostics), nl=False)
+    return 1 if diagnostics else 0
+
+
+@click.command()
+@click.argument("paths", nargs=-1, type=click.Path())
+@report_options
+def check(paths: tuple[str, ...], output_format: str, select: tuple[str, ...], ignore: tuple[str, ...], repo_root: str | None) -> None:
+    """Check corpus files against every rule (the whole repository when no PATHS are given)."""
+    raise SystemExit(run_check(paths, output_format, select, ignore, repo_root))

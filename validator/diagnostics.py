@@ -1,0 +1,60 @@
+"""Findings as plain data: every stage (check, exec, review gate) reports in this shape."""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+
+class Location(NamedTuple):
+    path: str  # repo-relative, forward slashes
+    line: int | None  # 1-based
+    column: int | None  # 1-based
+    pointer: str  # JSON pointer inside the document, "" for the whole file
+
+
+class Finding(NamedTuple):
+    """What a rule yields: a message and where in the document it applies."""
+
+    message: str
+    pointer: str = ""
+    path: str | None = None  # set when the finding concerns another file than the one checked
+
+
+class Diagnostic(NamedTuple):
+    code: str
+    rule: str
+    message: str
+    location: Location
+
+    def as_json(self) -> dict[str, object]:
+        return {
+            "path": self.location.path,
+            "line": self.location.line,
+            "column": self.location.column,
+            "code": self.code,
+            "rule": self.rule,
+            "message": self.message,
+            "pointer": self.location.pointer,
+        }
+
+    @property
+    def sort_key(self) -> tuple[str, int, int, str, str]:
+        loc = self.location
+        return (loc.path, loc.line or 0, loc.column or 0, self.code, self.message)
+
+
+def escape_pointer_token(token: str | int) -> str:
+    text = str(token)
+    if "~" in text or "/" in text:
+        return text.replace("~", "~0").replace("/", "~1")
+    return text
+
+
+def join_pointer(*tokens: str | int) -> str:
+    return "/" + "/".join(map(escape_pointer_token, tokens)) if tokens else ""
+
+
+def split_pointer(pointer: str) -> list[str]:
+    if not pointer:
+        return []
+    return [t.replace("~1", "/").replace("~0", "~") for t in pointer.split("/")[1:]]

@@ -1,0 +1,8 @@
+"""The rule catalog: importing this package registers every rule."""
+
+from __future__ import annotations
+
+from validator.rules import cases, load, refs, scenarios, schema, specs  # noqa: F401  (registration)
+from validator.rules.registry import RULES, Rule
+
+__all__ = ["RULES", "Rule"]

@@ -1,0 +1,272 @@
+"""Rules for API specs: standard, complete, bilingual parameter schemas."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator
+from typing import Any
+
+import jsonschema
+
+from validator.diagnostics import Finding, join_pointer
+from validator.loading import Document
+from validator.rules.context import Context
+from validator.rules.registry import rule
+from validator.text import cjk_outside_quotes, has_cjk
+
+STANDARD_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "object"})
+IDENTIFIER = re.compile(r"[a-z][a-z0-9_]*")
+
+
+def iter_property_schemas(parameters: Any, pointer: str = "/parameters") -> Iterator[tuple[str, dict[str, Any], str]]:
+    """(name, schema, pointer) of every property at every depth, including array items."""
+    if not isinstance(parameters, dict):
+        return
+    properties = parameters.get("properties")
+    if isinstance(properties, dict):
+        for name, schema in properties.items():
+            here = pointer + join_pointer("properties", name)
+            if isinstance(schema, dict):
+                yield name, schema, here
+                yield from _nested(schema, here)
+
+
+def _nested(schema: dict[str, Any], pointer: str) -> Iterator[tuple[str, dict[str, Any], str]]:
+    yield from iter_property_schemas(schema, pointer)
+    items = schema.get("items")
+    if isinstance(items, dict):
+        yield "items", items, pointer + "/items"
+        yield from _nested(items, pointer + "/items")
+
+
+def _object_schemas(parameters: Any) -> Iterator[tuple[dict[str, Any], str]]:
+    if isinstance(parameters, dict):
+        yield parameters, "/parameters"
+    for _, schema, pointer in iter_property_schemas(parameters):
+        if "properties" in schema or schema.get("type") == "object":
+            yield schema, pointer
+
+
+@rule("SPC001", "duplicate-api-name", "Two spec files declare the same API name.", applies_to="api")
+def duplicate_api_name(document: Document, context: Context) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports an API `name` already declared by another spec file.
+    ## Why is this bad?
+    Cases name APIs by `name`; two specs with one name make every reference ambiguous.
+    ## Example
+    `specs/food/login.yaml` and `specs/bank/login.yaml`, both `name: login`.
+    ## Use instead
+    Prefix generic names with their domain: `food_login`, `bank_login`.
+    """
+    name = document.data.get("name") if isinstance(document.data, dict) else None
+    paths = context.spec_paths.get(name, []) if isinstance(name, str) else []
+    if len(paths) > 1 and paths[0] != document.path:
+        yield Finding(f"API name {name!r} is already declared in {paths[0]}; choose a unique name", "/name")
+
+
+@rule("SPC002", "nonstandard-type", "A parameter uses a type that is not a standard JSON type.", applies_to="api")
+def nonstandard_type(document: Document, context: Context) -> Iterator[Finding]:
+    """
+    ## What it does
+    Every parameter schema (at any depth) has exactly one `type` among
+    `string integer number boolean array object`.
+    ## Why is this bad?
+    Types such as `float`, `dict`, `tuple` or `any` are not JSON Schema; models and scorers
+    read them differently (a published peer declares `float` and `dict`).
+    ## Example
+    ```yaml
+    price: {type: float, description: {en: Price., zh: 价格。}}
+    ```
+    ## Use instead
+    ```yaml
+    price: {type: number, description: {en: Price., zh: 价格。}}
+    ```
+    """
+    for name, schema, pointer in iter_property_schemas(document.data.get("parameters") if isinstance(document.data, dict) else None):
+        kind = schema.get("type")
+        if kind not in STANDARD_TYPES:
+            yield Finding(f"{name!r} has type {kind!r}; use one of {', '.join(sorted(STANDARD_TYPES))}", pointer + "/type")
+
+
+@rule("SPC003", "array-without-items", "An array parameter does not say what its items are.", applies_to="api")
+def array_without_items(document: Document, context: Context) -> Iterator[Finding]:
+    """
+    ## What it does
+    Every `type: array` schema has an `items` schema.
+    ## Why is this bad?
+    Without `items`, neither the model nor the checker knows what the list may contain.
+    ## Example
+    ```yaml
+    tags: {type: array, description: {en: Tags., zh: 标签。}}
+    ```
+    ## Use instead
+    ```yaml
+    tags: {type: array, items: {type: string, description: {en: A tag., zh: 一个标签。}}, description: {en: Tags., zh: 标签。}}
+    ```
+    """
+    for name, schema, pointer in iter_property_schemas(document.data.get("parameters") if isinstance(document.data, dict) else None):
+        if schema.get("type") == "array" and not isinstance(schema.get("items"), dict):
+            yield Finding(f"array {name!r} has no items schema; add items: {{type: …, description: …}}", pointer)
+
+
+@rule("SPC004", "required-not-in-properties", "`required` names a parameter that is not defined.", applies_to="api")
+def required_not_in_properties(document: Document, context: Context) -> Iterator[Finding]:
+    """
+    ## What it does
+    Every name in a `required` list is a key of the sibling `properties`.
+    ## Why is this bad?
+    A required parameter that does not exist can never be given: every call is wrong.
+    ## Example
+    ```yaml
+    properties: {city: {type: string, description: {en: City., zh: 城市。}}}
+    required: [city, date]
+    ```
+    ## Use instead
+    Define `date` under `properties`, or remove it from `required`.
+    """
+    for schema, pointer in _object_schemas(document.data.get("parameters") if isinstance(document.data, dict) else None):
+        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        required = schema.get("required")
+        if isinstance(required, list):
+            for i, name in enumerate(required):
+                if name not in properties:
+                    yield Finding(f"required names {name!r}, which is not under properties; define it or remove it", pointer + join_pointer("required", i))
+
+
+def _description_problem(description: Any) -> str | None:
+    if not isinstance(description, dict) or not isinstance(description.get("en"), str) or not isinstance(description.get("zh"), str):
+        return "needs a description with both en and zh"
+    if not description["en"].strip() or not description["zh"].strip():
+        return "has an empty description"
+    if not has_cjk(description["zh"]):
+        return "has a zh description with no Chinese in it"
+    if cjk_outside_quotes(description["en"]):
+        return "has Chinese in its en description"
+    return None
+
+
+@rule("SPC005", "missing-bilingual-description", "An API or parameter lacks a proper en + zh description.", applies_to="api")
+def missing_bilingual_description(document: Document, context: Context) -> Iterator[Finding]:
+    """
+    ## What it does
+    The API, every parameter at every depth, and every declared error carry a non-empty
+    description in English (no Chinese outside quotes) and in Chinese (with Chinese in it).
+    ## Why is this bad?
+    The spec is rendered per language for the model under test; a missing or untranslated
+    description makes the two language tracks differ in difficulty.
+    ## Example
+    ```yaml
+    city: {type: string, description: {en: City name., zh: City name.}}
+    ```
+    ## Use instead
+    ```yaml
+    city: {type: string, description: {en: City name., zh: 城市名称。}}
+    ```
+    """
+    data = document.data if isinstance(document.data, dict) else {}
+    problem = _description_problem(data.get("description"))
+    if problem:
+        yield Finding(f"the API {problem}", "/description")
+    for name, schema, pointer in iter_property_schemas(data.get("parameters")):
+        problem = _description_problem(schema.get("description"))
+        if problem:
+            yield Finding(f"parameter {name!r} {problem}", pointer + "/description")
+    errors = data.get("errors")
+    if isinstance(errors, dict):
+        for kind, message in errors.items():
+            problem = _description_problem(message)
+            if problem:
+                yield Finding(f"error {kind!r} {problem.replace('description', 'message')}", join_pointer("errors", kind))
+
+
+@rule("SPC006", "bad-parameter-name", "A parameter name is not identifier-shaped.", applies_to="api")
+def bad_parameter_name(document: Document, context: Context) -> Iterator[Finding]:
+    """
+    ## What it does
+    Parameter names (at any depth) are lower-case identifiers: `[a-z][a-z0-9_]*`.
+    ## Why is this bad?
+    Names such as `start date` or `城市` cannot be written in the `[Api(k=v)]` call syntax
+    and break function-calling APIs that require identifiers.
+    ## Example
+    ```yaml
+    properties: {Start-Date: {type: string, description: {en: Start., zh: 开始日期。}}}
+    ```
+    ## Use instead
+    ```yaml
+    properties: {start_date: {type: string, description: {en: Start., zh: 开始日期。}}}
+    ```
+    """
+    for name, schema, pointer in iter_property_schemas(document.data.get("parameters") if isinstance(document.data, dict) else None):
+        if name != "items" or not pointer.endswith("/items"):
+            if not IDENTIFIER.fullmatch(name):
+                yield Finding(f"parameter name {name!r} is not a lower-case identifier; rename it like {_suggest(name)!r}", pointer)
+
+
+def _suggest(name: str) -> str:
+    cleaned = re.sub(r"[^a-z0-9]+", "_", re.sub(r"([a-z])([A-Z])", r"\1_\2", name).lower()).strip("_")
+    return cleaned if cleaned and cleaned[0].isalpha() else "param_" + cleaned
+
+
+@rule("SPC007", "invalid-parameter-schema", "A parameter schema is not valid JSON Schema, or its default/enum break it.", applies_to="api")
+def invalid_parameter_schema(document: Document, context: Context) -> Iterator[Finding]:
+    """
+    ## What it does
+    Checks `parameters` and `returns` against the JSON Schema 2020-12 meta-schema, and that
+    every `default` and `enum` value is valid for its own parameter schema.
+    ## Why is this bad?
+    An enum value of the wrong type, or a default outside its own range, is ground truth that
+    no correct model can match.
+    ## Example
+    ```yaml
+    count: {type: integer, minimum: 1, default: 0, description: {en: Count., zh: 数量。}}
+    ```
+    ## Use instead
+    ```yaml
+    count: {type: integer, minimum: 1, default: 1, description: {en: Count., zh: 数量。}}
+    ```
+    """
+    data = document.data if isinstance(document.data, dict) else {}
+    for key in ("parameters", "returns"):
+        schema = data.get(key)
+        if isinstance(schema, dict):
+            schema = strip_descriptions(schema)
+            # a parameter's nonstandard `type` is SPC002's finding, not this rule's
+            errors = (e for e in _META.iter_errors(schema) if not (key == "parameters" and _is_type_error(e)))
+            error = jsonschema.exceptions.best_match(errors)
+            if error is not None:
+                yield Finding(f"{key} is not a valid JSON Schema: {error.message}", "/" + key + "".join(join_pointer(t) for t in error.absolute_path))
+    for name, schema, pointer in iter_property_schemas(data.get("parameters")):
+        plain = strip_descriptions(schema)
+        if not _META.is_valid(plain):
+            continue  # reported by the meta-schema check above (or by SPC002); it cannot validate values
+        validator = jsonschema.Draft202012Validator(plain)
+        if "default" in schema and not validator.is_valid(schema["default"]):
+            yield Finding(f"default {schema['default']!r} of {name!r} is not valid for its own schema", pointer + "/default")
+        if isinstance(schema.get("enum"), list):
+            without_enum = jsonschema.Draft202012Validator({k: v for k, v in plain.items() if k != "enum"})
+            for i, value in enumerate(schema["enum"]):
+                if not without_enum.is_valid(value):
+                    yield Finding(f"enum value {value!r} of {name!r} is not valid for its type/constraints", pointer + join_pointer("enum", i))
+
+
+# the meta-schema, with formats asserted so that an invalid `pattern` regex is reported here
+_META = jsonschema.Draft202012Validator(
+    jsonschema.Draft202012Validator.META_SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
+)
+
+
+def _is_type_error(error: jsonschema.exceptions.ValidationError) -> bool:
+    return bool(error.absolute_path) and error.absolute_path[-1] == "type"
+
+
+def strip_descriptions(schema: Any) -> Any:
+    """A parameter schema with its bilingual descriptions removed (plain JSON Schema)."""
+    if not isinstance(schema, dict):
+        return schema
+    plain = {k: v for k, v in schema.items() if k != "description"}
+    if isinstance(plain.get("properties"), dict):
+        plain["properties"] = {k: strip_descriptions(v) for k, v in plain["properties"].items()}
+    if isinstance(plain.get("items"), dict):
+        plain["items"] = strip_descriptions(plain["items"])
+    return plain
