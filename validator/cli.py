@@ -15,11 +15,15 @@ from validator import __version__
 # name -> "module:attribute" of a click command; modules are imported on first use
 COMMANDS: dict[str, str] = {
     "check": "validator.commands.check:check",
+    "exec": "validator.commands.exec:exec_",
     "rules": "validator.commands.rules:rules",
+    "validate": "validator.commands.validate:validate",
     "build": "validator.commands.build:build",
     "publish": "validator.commands.publish:publish",
     "score": "validator.commands.score:score",
     "run": "validator.commands.run:run",
+    "review": "validator.commands.review:review",
+    "stats": "validator.commands.stats:stats",
 }
 
 

@@ -22,6 +22,14 @@ from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 from validator.diagnostics import split_pointer
 
 MAX_FILE_BYTES = 1 << 20  # 1 MiB; the largest real file is far below 64 KiB
+MAX_DEPTH = 64  # nesting levels; the deepest real file has 10, every rule recurses safely to this
+# libyaml's composer recurses in C: nesting in the tens of thousands (a 100 KB file of '[')
+# overflows the C stack and kills the process. A text that might nest deeper than this is
+# measured first through parser events, which do not recurse.
+_MEASURE_DEPTH_ABOVE = 1000
+# flow brackets, plus two levels per column of block indentation ("- - - x" nests too)
+_MANY_BRACKETS = _MEASURE_DEPTH_ABOVE // 2
+_LONG_LINE_PREFIX = re.compile(r"^[ \t?:-]{%d}" % (_MEASURE_DEPTH_ABOVE // 4), re.MULTILINE)
 SCHEMA_COMMENT = re.compile(r"^# yaml-language-server: \$schema=(?P<target>\S+)\s*$")
 
 _TAG = "tag:yaml.org,2002:"
@@ -103,6 +111,7 @@ class _Builder:
     def __init__(self) -> None:
         self.problems: list[LoadProblem] = []
         self._seen: set[int] = set()
+        self._depth = 0
 
     def problem(self, code: str, message: str, node: Node) -> None:
         self.problems.append(LoadProblem(code, message, node.start_mark.line + 1, node.start_mark.column + 1))
@@ -115,11 +124,17 @@ class _Builder:
         self._seen.add(id(node))
         if isinstance(node, ScalarNode):
             return self.scalar(node)
+        self._depth += 1
+        if self._depth > MAX_DEPTH:
+            raise _TooDeep(node.start_mark.line + 1, node.start_mark.column + 1)
         if isinstance(node, SequenceNode):
             if node.tag != _TAG + "seq":
                 self.problem("SCH009", f"unsupported YAML tag {node.tag}; remove it", node)
-            return [self.build(item) for item in node.value]
-        return self.mapping(node)  # type: ignore[arg-type]
+            value: Any = [self.build(item) for item in node.value]
+        else:
+            value = self.mapping(node)  # type: ignore[arg-type]
+        self._depth -= 1
+        return value
 
     def mapping(self, node: MappingNode) -> dict[str, Any]:
         if node.tag != _TAG + "map":
@@ -189,6 +204,49 @@ class _Builder:
         return value
 
 
+class _TooDeep(Exception):
+    def __init__(self, line: int, column: int) -> None:
+        super().__init__(line, column)
+        self.line, self.column = line, column
+
+
+def _too_deep_problem(line: int | None, column: int | None) -> LoadProblem:
+    return LoadProblem(
+        "SCH001",
+        f"YAML nested more than {MAX_DEPTH} levels deep; the checker stops here (no corpus file needs this)",
+        line,
+        column,
+    )
+
+
+def _may_nest_deeply(text: str) -> bool:
+    """False when the nesting surely stays under _MEASURE_DEPTH_ABOVE: few flow brackets and
+    no line indented (with `- `, `? `, `: ` counted as indentation) by a quarter of it."""
+    if text.count("[") + text.count("{") > _MANY_BRACKETS:
+        return True
+    return _LONG_LINE_PREFIX.search(text) is not None
+
+
+def _too_deep(text: str) -> tuple[int, int] | None:
+    """Position of the first collection nested deeper than MAX_DEPTH, found through events."""
+    loader = yaml.CSafeLoader(text)
+    depth = 0
+    try:
+        while loader.check_event():
+            event = loader.get_event()
+            if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
+                depth += 1
+                if depth > MAX_DEPTH:
+                    return (event.start_mark.line + 1, event.start_mark.column + 1)
+            elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
+                depth -= 1
+    except yaml.YAMLError:
+        return None  # not too deep before the error; composing reports the error
+    finally:
+        loader.dispose()
+    return None
+
+
 def _has_anchor(text: str) -> tuple[int, int] | None:
     """Position of the first anchor or alias, found through libyaml's events."""
     loader = yaml.CSafeLoader(text)
@@ -204,6 +262,8 @@ def _has_anchor(text: str) -> tuple[int, int] | None:
 
 def load_text(text: str, path: str, kind: str) -> tuple[Document | None, list[LoadProblem]]:
     """Parse YAML text; the document is None only when nothing usable could be read."""
+    if _may_nest_deeply(text) and (deep := _too_deep(text)):
+        return None, [_too_deep_problem(*deep)]
     loader = yaml.CSafeLoader(text)
     try:
         root = loader.get_single_node()
@@ -231,7 +291,10 @@ def load_text(text: str, path: str, kind: str) -> tuple[Document | None, list[Lo
     if root is None:
         return Document(path, kind, None, text), []
     builder = _Builder()
-    data = builder.build(root)
+    try:
+        data = builder.build(root)
+    except _TooDeep as deep:
+        return None, [_too_deep_problem(deep.line, deep.column)]
     return Document(path, kind, data, text), builder.problems
 
 

@@ -78,7 +78,8 @@ def parameter_validator(context: Context, api: str, name: str) -> Any | None:
         properties = spec.get("parameters", {}).get("properties", {}) if isinstance(spec, dict) else {}
         schema = properties.get(name) if isinstance(properties, dict) else None
         try:
-            cache[key] = jsonschema_rs.validator_for(strip_descriptions(schema)) if isinstance(schema, dict) else None
+            # formats are asserted: an impossible date such as 2024-02-30 breaks `format: date`
+            cache[key] = jsonschema_rs.validator_for(strip_descriptions(schema), validate_formats=True) if isinstance(schema, dict) else None
         except (ValueError, jsonschema_rs.ValidationError):
             cache[key] = None  # an invalid parameter schema is reported by SPC007
     return cache[key]

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -100,7 +101,7 @@ def _texts(document: Document) -> Iterator[tuple[str, str, str]]:
     outputs = data.get("outputs")
     if isinstance(outputs, dict):
         for lang in LANGS:
-            for j, text in enumerate(outputs.get(lang) or []):
+            for j, text in enumerate(outputs[lang] if isinstance(outputs.get(lang), list) else []):
                 if isinstance(text, str):
                     yield lang, text, join_pointer("outputs", lang, j)
 
@@ -177,7 +178,7 @@ def _answer_shape(answer: Any) -> Any:
             shape += (tuple(sorted(answer["params"])),)
         return shape
     return [
-        sorted((c.get("api"), tuple(sorted(c.get("args") or {}))) for c in calls if isinstance(c, dict))
+        sorted((str(c.get("api")), tuple(sorted(c["args"])) if isinstance(c.get("args"), dict) else ()) for c in calls if isinstance(c, dict))
         for calls, _ in alternatives(answer, "")
     ]
 
@@ -553,7 +554,9 @@ def preference_not_from_profile(document: Document, context: Context) -> Iterato
     """
     ## What it does
     A `normal/preference` case has a `profile`, and in each language some argument value of
-    the answer (a string or a number) appears in that language's profile text.
+    the answer (a string or a number) appears in that language's profile text — or is a
+    language-neutral value (an enum code) that both answers share and the other language's
+    profile states.
     ## Why is this bad?
     Preference cases test using what is known about the user; if no argument comes from the
     profile, the profile is decoration.
@@ -572,20 +575,21 @@ def preference_not_from_profile(document: Document, context: Context) -> Iterato
     if not isinstance(profile, dict):
         yield Finding("a preference case needs a profile: {en: …, zh: …}", "/profile")
         return
+    values: dict[str, set[str]] = {}
     for lang, turns in sides(data):
-        text = profile.get(lang)
-        if not isinstance(text, str):
-            continue
-        haystack = matchers.normalize_text(text)
-        used = False
+        values[lang] = set()
         for _, call, _pointer in iter_calls({lang: {"turns": turns}}):
             for value in (call.get("args") or {}).values() if isinstance(call.get("args"), dict) else []:
-                for concrete in matchers.concrete_values(value) if has_matcher else (value,):
-                    for leaf in _leaves(concrete):
-                        needle = matchers.normalize_text(str(leaf))
-                        if needle and needle in haystack:
-                            used = True
-        if not used:
+                for concrete in matchers.concrete_values(value) if _contains_matcher(value) else (value,):
+                    values[lang].update(n for leaf in _leaves(concrete) if (n := matchers.normalize_text(str(leaf))))
+    texts = {lang: matchers.normalize_text(profile[lang]) for lang in LANGS if isinstance(profile.get(lang), str)}
+    for lang, used in values.items():
+        other = "zh" if lang == "en" else "en"
+        own = any(n in texts.get(lang, "") for n in used)
+        # a language-neutral value (an enum code, a city code) that both answers share may come
+        # from the other language's profile: "特别爱吃日料" → cuisine: japanese
+        shared = any(n in texts.get(other, "") and n in values.get(other, set()) for n in used)
+        if lang in texts and not own and not shared:
             yield Finding(f"no argument value of the {lang} answer appears in the {lang} profile; the answer must use what the profile says", join_pointer("profile", lang))
 
 
@@ -663,7 +667,11 @@ def special_kind_mismatch(document: Document, context: Context) -> Iterator[Find
             elif special and category.startswith("special/") and special != category.split("/")[1]:
                 reported.add(index)
                 yield Finding(f"expects special: {special} in a {category} case; make them agree", pointer)
-        # a last checkpoint already reported for expecting another special kind is not reported twice
+        # a last checkpoint already reported for expecting another special kind is not reported
+        # twice, and an irrelevant case expecting calls is DLG032's finding
+        last_expects_calls = bool(points) and special_of(points[-1][1]) is None
+        if category == "special/irrelevant" and last_expects_calls:
+            continue
         if category.startswith("special/") and points and points[-1][0] not in reported and special_of(points[-1][1]) != category.split("/")[1]:
             yield Finding(f"the last checkpoint of a {category} case must expect special: {category.split('/')[1]}", join_pointer(lang, "turns", points[-1][0], "expect"))
 
@@ -750,8 +758,13 @@ def error_param_not_erroneous(document: Document, context: Context) -> Iterator[
                 if not value_errors(context, api, name, bad):
                     yield Finding(f"{name}={bad!r} is valid for {api}; an error_param case needs a value that breaks the schema", here)
                 shown = bad if isinstance(bad, str) else str(bad).lower() if isinstance(bad, bool) else str(bad)
-                if shown not in said:
+                if not _said_verbatim(shown, said):
                     yield Finding(f"the user never says {shown!r}; the bad value must come from the user's words", here)
+
+
+def _said_verbatim(value: str, said: str) -> bool:
+    """The value occurs in the user's words as a whole token: "6" is not said by "FO1006"."""
+    return re.search(r"(?<![0-9A-Za-z])" + re.escape(value) + r"(?![0-9A-Za-z])", said) is not None
 
 
 @rule("DLG032", "irrelevant-expects-call", "An `irrelevant` case expects a call.", applies_to="case")

@@ -17,6 +17,8 @@ class Context:
     id_paths: dict[str, list[str]]  # case / scenario id (file stem) -> every file with it
     sandboxes: frozenset[str]  # folder names under sandboxes/
     schemas: SchemaSet
+    # stems of spec files that could not be read: references to them are not "unknown APIs"
+    unreadable_specs: frozenset[str] = frozenset()
     # compiled per-parameter validators, filled on demand during one run
     validators: dict[tuple[str, str], Any] = field(default_factory=dict)
     # results shared by several rules over one file (e.g. the argument pass), keyed by (topic, path)

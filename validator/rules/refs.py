@@ -18,6 +18,11 @@ def _data(document: Document) -> dict[str, Any]:
     return document.data if isinstance(document.data, dict) else {}
 
 
+def _strings(value: Any) -> set[str]:
+    """The strings of a list (other items are schema violations, reported by SCH010)."""
+    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
+
+
 def _named_apis(document: Document) -> Iterator[tuple[str, str, bool]]:
     """(api, pointer, used-as-a-call) of every API name the document mentions."""
     data = _data(document)
@@ -54,7 +59,7 @@ def unknown_api(document: Document, context: Context) -> Iterator[Finding]:
     `apis: [get_weather]`, or add `specs/<domain>/get_wether.yaml`.
     """
     for api, pointer, _ in _named_apis(document):
-        if api not in context.specs:
+        if api not in context.specs and api not in context.unreadable_specs:
             close = sorted(context.specs, key=lambda name: _distance(name, api))[:1]
             hint = f"; did you mean {close[0]!r}?" if close and _distance(close[0], api) <= 3 else ""
             yield Finding(f"no spec declares an API named {api!r}{hint}", pointer)
@@ -108,7 +113,7 @@ def api_not_candidate(document: Document, context: Context) -> Iterator[Finding]
     """
     data = _data(document)
     if document.kind == "case":
-        apis = set(data.get("apis") or []) if isinstance(data.get("apis"), list) else set()
+        apis = _strings(data.get("apis"))
         retrieval = str(data.get("category", "")).startswith("retrieval/")
         for lang, turns in sides(data):
             for index, answer in checkpoints(turns):
@@ -124,8 +129,8 @@ def api_not_candidate(document: Document, context: Context) -> Iterator[Finding]
                     if api in context.specs and api not in apis and api not in found:
                         yield Finding(f"{api!r} is not among the case's candidate apis; add it to apis", pointer)
         return
-    sandboxes = set(data.get("sandboxes") or []) if isinstance(data.get("sandboxes"), list) else set()
-    offered = set(data["apis"]) if isinstance(data.get("apis"), list) else None
+    sandboxes = _strings(data.get("sandboxes"))
+    offered = _strings(data["apis"]) if isinstance(data.get("apis"), list) else None
     for api, pointer, _ in _named_apis(document):
         if pointer.startswith("/apis"):
             continue

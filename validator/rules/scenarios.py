@@ -43,13 +43,15 @@ def milestone_order_invalid(document: Document, context: Context) -> Iterator[Fi
     ids: dict[str, int] = {}
     for i, milestone in enumerate(milestones):
         mid = milestone.get("id")
-        if mid in ids:
+        if isinstance(mid, str) and mid in ids:
             yield Finding(f"milestone id {mid!r} is used twice; make ids unique", join_pointer("milestones", i, "id"))
         elif isinstance(mid, str):
             ids[mid] = i
     edges: dict[str, list[str]] = {}
     for i, milestone in enumerate(milestones):
         for j, before in enumerate(milestone.get("after") or [] if isinstance(milestone.get("after"), list) else []):
+            if not isinstance(before, str):
+                continue  # not an id at all: a schema violation (SCH010)
             if before not in ids:
                 yield Finding(f"after names {before!r}, which is no milestone id", join_pointer("milestones", i, "after", j))
             elif before == milestone.get("id"):

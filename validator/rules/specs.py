@@ -85,7 +85,7 @@ def nonstandard_type(document: Document, context: Context) -> Iterator[Finding]:
     """
     for name, schema, pointer in iter_property_schemas(document.data.get("parameters") if isinstance(document.data, dict) else None):
         kind = schema.get("type")
-        if kind not in STANDARD_TYPES:
+        if not isinstance(kind, str) or kind not in STANDARD_TYPES:
             yield Finding(f"{name!r} has type {kind!r}; use one of {', '.join(sorted(STANDARD_TYPES))}", pointer + "/type")
 
 
@@ -130,7 +130,7 @@ def required_not_in_properties(document: Document, context: Context) -> Iterator
         required = schema.get("required")
         if isinstance(required, list):
             for i, name in enumerate(required):
-                if name not in properties:
+                if isinstance(name, str) and name not in properties:
                     yield Finding(f"required names {name!r}, which is not under properties; define it or remove it", pointer + join_pointer("required", i))
 
 

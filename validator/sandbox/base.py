@@ -29,9 +29,13 @@ class Sandbox:
     """State is ``{"clock": iso-8601, "counters": {name: int}, "data": {...}}`` from state.yaml."""
 
     name: ClassVar[str] = ""
+    # A sandbox that searches the API catalog (the retrieval `tools` sandbox) sets this; the
+    # runtime then passes every spec (plain data, read-only) as `catalog`.
+    needs_catalog: ClassVar[bool] = False
 
-    def __init__(self, state: dict[str, Any]) -> None:
+    def __init__(self, state: dict[str, Any], catalog: list[dict[str, Any]] | None = None) -> None:
         self.state = state
+        self.catalog: list[dict[str, Any]] = catalog or []
 
     @property
     def data(self) -> dict[str, Any]:

@@ -1,0 +1,408 @@
+"""The entertainment sandbox: Wen Jia's app for cinema tickets, music playlists and concerts.
+
+State (``data``): cities, movies, cinemas and showtimes (with sold seats), movie bookings, snack
+prices, a music catalogue, playlists, playback devices and settings, concerts with price zones and
+seats left, and concert orders. Every public method implements ``specs/entertainment/<method>.yaml``.
+
+Names (cities, cinemas, movies, tracks, artists, playlists) are matched case-insensitively on the
+English name, the Chinese name or a listed alias, never by guessing between several candidates.
+Moments are local ``YYYY-MM-DDTHH:MM`` in the zone of the sandbox clock, which never moves here.
+"""
+
+from __future__ import annotations
+
+import copy
+from datetime import date, datetime, timedelta
+from typing import Any, ClassVar
+
+from validator.sandbox.base import ApiError, Sandbox
+
+_MINUTE_FORMAT = "%Y-%m-%dT%H:%M"
+_ROWS = "ABCDEFGH"
+_SEATS_PER_ROW = 12
+_TICKET_SHARE = {"adult": 1.0, "student": 0.8, "child": 0.5, "senior": 0.5}
+_CANCEL_CUTOFF = timedelta(minutes=60)
+
+
+def _fold(text: str) -> str:
+    return text.strip().strip("《》\"'“”").strip().casefold()
+
+
+class EntertainmentSandbox(Sandbox):
+    """The app; ``self.data`` holds ``member``, ``movies``, ``cinemas``, ``showtimes``, ``tracks``, ``concerts``, …"""
+
+    name: ClassVar[str] = "entertainment"
+
+    # ------------------------------------------------------------------ helpers (private)
+
+    def _local_now(self) -> datetime:
+        return self.now().replace(tzinfo=None, second=0, microsecond=0)
+
+    def _city(self, name: str) -> str:
+        wanted = _fold(name)
+        for key, names in self.data["cities"].items():
+            if wanted in (key, _fold(names["en"]), _fold(names["zh"])):
+                return key
+        raise ApiError("city_not_found", city=name)
+
+    def _named(self, table: str, name: str, error: str) -> dict[str, Any]:
+        wanted = _fold(name)
+        for row in self.data[table].values():
+            labels = [row.get("title") or row.get("name"), *row.get("aliases", [])]
+            if wanted in (_fold(label) for label in labels):
+                return row
+        raise ApiError(error, name=name)
+
+    def _day(self, value: str, field: str) -> date:
+        try:
+            return date.fromisoformat(value)
+        except (TypeError, ValueError):
+            raise ApiError("invalid_date", field=field, value=value) from None
+
+    def _track(self, title: str, artist: str) -> dict[str, Any]:
+        wanted_title, wanted_artist = _fold(title), _fold(artist)
+        for track in self.data["tracks"].values():
+            if wanted_title in (_fold(track["title"]["en"]), _fold(track["title"]["zh"])) and wanted_artist in (
+                _fold(track["artist"]["en"]),
+                _fold(track["artist"]["zh"]),
+            ):
+                return track
+        raise ApiError("track_not_found", title=title, artist=artist)
+
+    def _playlist(self, name: str) -> dict[str, Any]:
+        wanted = _fold(name)
+        for playlist in self.data["playlists"]:
+            if wanted in (_fold(label) for label in [playlist["name"], *playlist["aliases"]]):
+                return playlist
+        raise ApiError("playlist_not_found", playlist=name)
+
+    def _showtime_row(self, show: dict[str, Any]) -> dict[str, Any]:
+        cinema = self.data["cinemas"][show["cinema"]]
+        movie = self.data["movies"][show["movie"]]
+        return {
+            "showtime_id": show["id"],
+            "cinema": cinema["name"],
+            "movie": movie["title"],
+            "start": show["start"],
+            "hall": show["hall"],
+            "format": show["format"],
+            "language": show["language"],
+            "price": show["price"],
+            "seats_left": len(_ROWS) * _SEATS_PER_ROW - len(show["taken"]),
+        }
+
+    # ------------------------------------------------------------------ entertainment.movies
+
+    def search_showtimes(
+        self,
+        city: str,
+        date: str,
+        movie: str | None = None,
+        cinema: str | None = None,
+        format: str | None = None,
+        language: str | None = None,
+        start_after: str = "00:00",
+        max_price: float | None = None,
+    ) -> dict[str, Any]:
+        city_key = self._city(city)
+        day = self._day(date, "date").isoformat()
+        movie_id = self._named("movies", movie, "movie_not_found")["id"] if movie is not None else None
+        cinema_row = self._named("cinemas", cinema, "cinema_not_found") if cinema is not None else None
+        rows = []
+        for show in sorted(self.data["showtimes"].values(), key=lambda s: (s["start"], s["id"])):
+            if self.data["cinemas"][show["cinema"]]["city"] != city_key or show["start"][:10] != day:
+                continue
+            if movie_id is not None and show["movie"] != movie_id:
+                continue
+            if cinema_row is not None and show["cinema"] != cinema_row["id"]:
+                continue
+            if format is not None and show["format"] != format:
+                continue
+            if language is not None and show["language"] != language:
+                continue
+            if show["start"][11:] < start_after or (max_price is not None and show["price"] > max_price):
+                continue
+            if datetime.strptime(show["start"], _MINUTE_FORMAT) <= self._local_now():
+                continue
+            rows.append(self._showtime_row(show))
+        return {"showtimes": rows, "count": len(rows)}
+
+    def get_seat_map(self, showtime_id: str) -> dict[str, Any]:
+        show = self.data["showtimes"].get(showtime_id)
+        if show is None:
+            raise ApiError("showtime_not_found", showtime_id=showtime_id)
+        taken = set(show["taken"])
+        rows = {row: [n for n in range(1, _SEATS_PER_ROW + 1) if f"{row}{n}" not in taken] for row in _ROWS}
+        return {**self._showtime_row(show), "free_seats_by_row": rows}
+
+    def book_movie_tickets(
+        self,
+        cinema: str,
+        movie: str,
+        start_time: str,
+        tickets: list[dict[str, Any]],
+        snacks: list[dict[str, Any]] | None = None,
+        use_points: bool = False,
+    ) -> dict[str, Any]:
+        cinema_row = self._named("cinemas", cinema, "cinema_not_found")
+        movie_row = self._named("movies", movie, "movie_not_found")
+        show = next(
+            (s for s in self.data["showtimes"].values() if s["cinema"] == cinema_row["id"] and s["movie"] == movie_row["id"] and s["start"] == start_time),
+            None,
+        )
+        if show is None:
+            raise ApiError("showtime_not_found", cinema=cinema_row["name"], movie=movie_row["title"], start_time=start_time)
+        if datetime.strptime(show["start"], _MINUTE_FORMAT) <= self._local_now():
+            raise ApiError("showtime_started", start=show["start"])
+        seats = [t["seat"] for t in tickets]
+        if len(set(seats)) != len(seats):
+            raise ApiError("duplicate_seat")
+        taken = sorted(set(seats) & set(show["taken"]))
+        if taken:
+            raise ApiError("seat_taken", seats=taken)
+        items = [{"seat": t["seat"], "ticket_type": t["ticket_type"], "price": round(show["price"] * _TICKET_SHARE[t["ticket_type"]])} for t in tickets]
+        snack_rows = [{"item": s["item"], "quantity": s["quantity"], "price": self.data["snack_prices"][s["item"]] * s["quantity"]} for s in snacks or []]
+        total = sum(i["price"] for i in items) + sum(s["price"] for s in snack_rows)
+        points_used = 0
+        if use_points:
+            member = self.data["member"]
+            discount = min(member["points"] // 100, total // 2)
+            points_used = discount * 100
+            member["points"] -= points_used
+        show["taken"] = sorted([*show["taken"], *seats])
+        booking = {
+            "id": self.new_id("movie_booking", "MB-"),
+            "showtime": show["id"],
+            "cinema": cinema_row["name"],
+            "movie": movie_row["title"],
+            "start": show["start"],
+            "tickets": items,
+            "snacks": snack_rows,
+            "total": total,
+            "points_used": points_used,
+            "paid": total - points_used // 100,
+            "status": "confirmed",
+        }
+        self.data["movie_bookings"].append(booking)
+        return copy.deepcopy(booking)
+
+    def cancel_movie_booking(self, booking_id: str) -> dict[str, Any]:
+        booking = next((b for b in self.data["movie_bookings"] if b["id"] == booking_id), None)
+        if booking is None:
+            raise ApiError("booking_not_found", booking_id=booking_id)
+        if booking["status"] != "confirmed":
+            raise ApiError("not_cancellable", status=booking["status"])
+        if datetime.strptime(booking["start"], _MINUTE_FORMAT) - self._local_now() < _CANCEL_CUTOFF:
+            raise ApiError("too_late_to_cancel", start=booking["start"])
+        booking["status"] = "cancelled"
+        show = self.data["showtimes"].get(booking["showtime"])
+        if show is not None:
+            freed = {t["seat"] for t in booking["tickets"]}
+            show["taken"] = [seat for seat in show["taken"] if seat not in freed]
+        self.data["member"]["points"] += booking["points_used"]
+        return {"booking_id": booking_id, "status": "cancelled", "refund": booking["paid"], "points_returned": booking["points_used"]}
+
+    def list_movie_bookings(self, include_past: bool = False) -> dict[str, Any]:
+        rows = [b for b in self.data["movie_bookings"] if include_past or b["status"] == "confirmed"]
+        rows = sorted(rows, key=lambda b: (b["start"], b["id"]))
+        return {"bookings": copy.deepcopy(rows), "count": len(rows)}
+
+    # ------------------------------------------------------------------ entertainment.music
+
+    def search_music(
+        self,
+        query: str,
+        search_type: str = "track",
+        genres: list[str] | None = None,
+        released_after: int | None = None,
+        released_before: int | None = None,
+        include_explicit: bool = True,
+        limit: int = 10,
+    ) -> dict[str, Any]:
+        wanted = _fold(query)
+        hits = []
+        for track in sorted(self.data["tracks"].values(), key=lambda t: t["id"]):
+            fields = (track["title"] if search_type == "track" else track["artist"]).values()
+            if wanted and not any(wanted in _fold(text) for text in fields):
+                continue
+            if genres is not None and track["genre"] not in genres:
+                continue
+            if released_after is not None and track["year"] < released_after:
+                continue
+            if released_before is not None and track["year"] > released_before:
+                continue
+            if not include_explicit and track["explicit"]:
+                continue
+            hits.append(copy.deepcopy(track))
+        if search_type == "artist":
+            artists: dict[str, dict[str, Any]] = {}
+            for track in hits:
+                entry = artists.setdefault(track["artist"]["en"], {"artist": track["artist"], "tracks": 0, "genres": []})
+                entry["tracks"] += 1
+                if track["genre"] not in entry["genres"]:
+                    entry["genres"].append(track["genre"])
+            results = list(artists.values())[:limit]
+            return {"artists": results, "count": len(results)}
+        return {"tracks": hits[:limit], "count": len(hits[:limit])}
+
+    def create_playlist(
+        self,
+        name: str,
+        description: str | None = None,
+        public: bool = False,
+        collaborative: bool = False,
+        tracks: list[dict[str, Any]] | None = None,
+    ) -> dict[str, Any]:
+        if public and collaborative:
+            raise ApiError("collaborative_must_be_private")
+        wanted = _fold(name)
+        for playlist in self.data["playlists"]:
+            if wanted in (_fold(label) for label in [playlist["name"], *playlist["aliases"]]):
+                raise ApiError("playlist_exists", playlist=playlist["name"])
+        ids = list(dict.fromkeys(self._track(t["title"], t["artist"])["id"] for t in tracks or []))
+        playlist = {
+            "id": self.new_id("playlist", "PL-"),
+            "name": name.strip(),
+            "aliases": [],
+            "description": description,
+            "public": public,
+            "collaborative": collaborative,
+            "tracks": ids,
+        }
+        self.data["playlists"].append(playlist)
+        return copy.deepcopy(playlist)
+
+    def add_to_playlist(
+        self,
+        playlist: str,
+        tracks: list[dict[str, Any]],
+        position: str = "bottom",
+        allow_duplicates: bool = False,
+    ) -> dict[str, Any]:
+        target = self._playlist(playlist)
+        found = [self._track(t["title"], t["artist"])["id"] for t in tracks]
+        added, skipped = [], []
+        for track_id in found:
+            if not allow_duplicates and (track_id in target["tracks"] or track_id in added):
+                skipped.append(track_id)
+            else:
+                added.append(track_id)
+        target["tracks"] = [*added, *target["tracks"]] if position == "top" else [*target["tracks"], *added]
+        return {"playlist": target["id"], "name": target["name"], "added": added, "skipped_duplicates": skipped, "tracks": list(target["tracks"])}
+
+    def start_playback(
+        self,
+        playlist: str,
+        shuffle: bool = False,
+        repeat: str = "off",
+        volume_percent: int | None = None,
+        device: str = "phone",
+        crossfade_seconds: float = 0,
+        sleep_timer_minutes: int | None = None,
+    ) -> dict[str, Any]:
+        target = self._playlist(playlist)
+        if not target["tracks"]:
+            raise ApiError("playlist_empty", playlist=target["name"])
+        if not self.data["devices"][device]["online"]:
+            raise ApiError("device_offline", device=device)
+        playback = self.data["playback"]
+        playback.update(
+            {
+                "playlist": target["id"],
+                "device": device,
+                "shuffle": shuffle,
+                "repeat": repeat,
+                "crossfade_seconds": crossfade_seconds,
+                "sleep_timer_minutes": sleep_timer_minutes,
+                "playing": True,
+            }
+        )
+        if volume_percent is not None:
+            playback["volume_percent"] = volume_percent
+        first = target["tracks"][0]
+        return {**copy.deepcopy(playback), "now_playing": None if shuffle else first, "track_count": len(target["tracks"])}
+
+    # ------------------------------------------------------------------ entertainment.concerts
+
+    def search_concerts(
+        self,
+        city: str,
+        start_date: str,
+        end_date: str,
+        genres: list[str] | None = None,
+        artist: str | None = None,
+        max_price: float | None = None,
+        available_only: bool = True,
+    ) -> dict[str, Any]:
+        city_key = self._city(city)
+        first, last = self._day(start_date, "start_date"), self._day(end_date, "end_date")
+        if last < first:
+            raise ApiError("invalid_range", start_date=start_date, end_date=end_date)
+        rows = []
+        for concert in sorted(self.data["concerts"].values(), key=lambda c: (c["start"], c["id"])):
+            if concert["city"] != city_key or not first.isoformat() <= concert["start"][:10] <= last.isoformat():
+                continue
+            if genres is not None and concert["genre"] not in genres:
+                continue
+            if artist is not None and _fold(artist) not in (_fold(concert["artist"]["en"]), _fold(concert["artist"]["zh"])):
+                continue
+            zones = {
+                zone: copy.deepcopy(info)
+                for zone, info in concert["zones"].items()
+                if (not available_only or info["left"] > 0) and (max_price is None or info["price"] <= max_price)
+            }
+            if not zones:
+                continue
+            rows.append({key: copy.deepcopy(concert[key]) for key in ("id", "artist", "title", "venue", "start", "genre")} | {"zones": zones})
+        return {"concerts": rows, "count": len(rows)}
+
+    def buy_concert_tickets(
+        self,
+        artist: str,
+        date: str,
+        zone: str,
+        attendees: list[dict[str, Any]],
+        delivery: dict[str, Any] | None = None,
+        insurance: bool = False,
+    ) -> dict[str, Any]:
+        day = self._day(date, "date").isoformat()
+        wanted = _fold(artist)
+        concert = next(
+            (c for c in self.data["concerts"].values() if c["start"][:10] == day and wanted in (_fold(c["artist"]["en"]), _fold(c["artist"]["zh"]))),
+            None,
+        )
+        if concert is None:
+            raise ApiError("concert_not_found", artist=artist, date=date)
+        info = concert["zones"].get(zone)
+        if info is None:
+            raise ApiError("zone_not_offered", zone=zone, zones=sorted(concert["zones"]))
+        ids = [a["id_number"] for a in attendees]
+        if len(set(ids)) != len(ids):
+            raise ApiError("duplicate_attendee")
+        if info["left"] < len(attendees):
+            raise ApiError("sold_out", zone=zone, left=info["left"])
+        method = (delivery or {}).get("method", "e_ticket")
+        address = (delivery or {}).get("address")
+        if method == "courier" and address is None:
+            raise ApiError("address_required")
+        if method != "courier" and address is not None:
+            raise ApiError("address_not_needed", method=method)
+        info["left"] -= len(attendees)
+        tickets = info["price"] * len(attendees)
+        fees = (15 if method == "courier" else 0) + (20 * len(attendees) if insurance else 0)
+        order = {
+            "id": self.new_id("concert_order", "CT-"),
+            "concert": concert["id"],
+            "artist": concert["artist"]["en"],
+            "venue": concert["venue"],
+            "start": concert["start"],
+            "zone": zone,
+            "attendees": copy.deepcopy(attendees),
+            "delivery": {"method": method, "address": copy.deepcopy(address)},
+            "insurance": insurance,
+            "tickets_total": tickets,
+            "fees": fees,
+            "total": tickets + fees,
+        }
+        self.data["concert_orders"].append(order)
+        return copy.deepcopy(order)

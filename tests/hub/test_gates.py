@@ -1,0 +1,157 @@
+"""The publishing gates: validation findings and the review queue."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sys
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.hub.helpers import copy_fixture
+from validator.diagnostics import Diagnostic, Location
+from validator.hub.gates import case_content_hash, check_gates, describe_refusal, review_blockers, validation_blockers
+from validator.repo import Repo
+
+CASE = "dialogues/special/incomplete/sp-incomplete-0001.yaml"
+CASE_ID = "sp-incomplete-0001"
+
+
+def no_findings(root: Path) -> list[Diagnostic]:
+    return []
+
+
+def write_record(root: Path, status: str, *, content_hash: str, accepted_hash: str | None = None, case_id: str = CASE_ID, path: str = CASE) -> None:
+    record = {"id": case_id, "path": path, "content_hash": content_hash, "status": status, "votes": [], "reviews": []}
+    if accepted_hash is not None:
+        record["accepted_hash"] = accepted_hash
+    target = root / "review" / "queue" / f"{case_id}.yaml"
+    target.parent.mkdir(parents=True, exist_ok=True)
+    target.write_text("# yaml-language-server: $schema=../../schemas/review-record.schema.json\n" + yaml.safe_dump(record), encoding="utf-8")
+
+
+def current_hash(root: Path) -> str:
+    return case_content_hash(Repo.load(root).cases[CASE_ID])
+
+
+# ----------------------------------------------------------------------------- content hash
+
+
+def test_case_content_hash_is_sha256_of_canonical_json() -> None:
+    data = {"zh": "帮我", "id": "x", "n": [1, 2.5, True, None]}
+    canonical = '{"id":"x","n":[1,2.5,true,null],"zh":"帮我"}'
+    assert case_content_hash(data) == "sha256:" + hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+    assert case_content_hash(json.loads(json.dumps(data, sort_keys=False))) == case_content_hash(dict(reversed(data.items())))
+
+
+def test_case_content_hash_changes_with_any_value() -> None:
+    assert case_content_hash({"a": 1}) != case_content_hash({"a": 1.0})
+    assert case_content_hash({"a": "x"}) != case_content_hash({"a": "x "})
+
+
+# ----------------------------------------------------------------------------- review queue
+
+
+def test_an_empty_or_missing_queue_blocks_nothing(tmp_path: Path) -> None:
+    root = copy_fixture(tmp_path)
+    assert review_blockers(Repo.load(root)) == []
+
+
+@pytest.mark.parametrize("status", ["pending", "rejected"])
+def test_pending_and_rejected_records_block(tmp_path: Path, status: str) -> None:
+    root = copy_fixture(tmp_path)
+    write_record(root, status, content_hash=current_hash(root))
+    [blocker] = review_blockers(Repo.load(root))
+    assert blocker.gate == "review" and blocker.path == f"review/queue/{CASE_ID}.yaml"
+    assert status in blocker.message and CASE_ID in blocker.message
+
+
+def test_an_accepted_record_for_the_current_content_passes(tmp_path: Path) -> None:
+    root = copy_fixture(tmp_path)
+    write_record(root, "accepted", content_hash="sha256:" + "0" * 64, accepted_hash=current_hash(root))
+    assert review_blockers(Repo.load(root)) == []
+
+
+def test_an_accepted_record_without_accepted_hash_uses_content_hash(tmp_path: Path) -> None:
+    root = copy_fixture(tmp_path)
+    write_record(root, "accepted", content_hash=current_hash(root))
+    assert review_blockers(Repo.load(root)) == []
+
+
+def test_a_case_edited_after_acceptance_blocks(tmp_path: Path) -> None:
+    root = copy_fixture(tmp_path)
+    write_record(root, "accepted", content_hash=current_hash(root), accepted_hash=current_hash(root))
+    case = root / CASE
+    case.write_text(case.read_text(encoding="utf-8").replace("Send a message to Sun Li", "Send a text to Sun Li"), encoding="utf-8")
+    [blocker] = review_blockers(Repo.load(root))
+    assert "changed after it was accepted" in blocker.message
+
+
+def test_a_record_found_by_id_when_the_case_moved(tmp_path: Path) -> None:
+    root = copy_fixture(tmp_path)
+    write_record(root, "pending", content_hash=current_hash(root), path="dialogues/special/incomplete/old-name.yaml")
+    assert len(review_blockers(Repo.load(root))) == 1
+
+
+def test_a_record_of_a_deleted_case_blocks_nothing(tmp_path: Path) -> None:
+    root = copy_fixture(tmp_path)
+    write_record(root, "pending", content_hash="sha256:" + "1" * 64, case_id="gone-0001", path="dialogues/special/incomplete/gone-0001.yaml")
+    assert review_blockers(Repo.load(root)) == []
+
+
+def test_an_unreadable_record_blocks(tmp_path: Path) -> None:
+    root = copy_fixture(tmp_path)
+    (root / "review" / "queue" / "broken.yaml").write_text("id: [unclosed\n", encoding="utf-8")
+    [blocker] = review_blockers(Repo.load(root))
+    assert blocker.path == "review/queue/broken.yaml" and "cannot be read" in blocker.message
+
+
+def test_a_scenario_record_is_checked_too(tmp_path: Path) -> None:
+    root = copy_fixture(tmp_path)
+    path = "sandboxes/phone/scenarios/phone-0002.yaml"
+    write_record(root, "rejected", content_hash="sha256:" + "2" * 64, case_id="phone-0002", path=path)
+    [blocker] = review_blockers(Repo.load(root))
+    assert "phone-0002 was rejected" in blocker.message
+
+
+# ----------------------------------------------------------------------------- validation
+
+
+def test_validation_findings_become_blockers(tmp_path: Path) -> None:
+    finding = Diagnostic("REF001", "unknown-api-reference", "no API named send_sms", Location(CASE, 4, 8, "/apis/0"))
+    [blocker] = validation_blockers(tmp_path, lambda root: [finding])
+    assert blocker.render() == f"{CASE}:4:8: REF001 no API named send_sms"
+
+
+def test_a_missing_engine_closes_the_gate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setitem(sys.modules, "validator.engine", None)  # makes `import validator.engine` fail
+    [blocker] = validation_blockers(tmp_path)
+    assert blocker.gate == "validate" and "cannot be imported" in blocker.message
+
+
+def test_check_gates_joins_both_gates(tmp_path: Path) -> None:
+    root = copy_fixture(tmp_path)
+    assert check_gates(root, validate=no_findings) == []
+    write_record(root, "pending", content_hash=current_hash(root))
+    finding = Diagnostic("DLG001", "x", "bad", Location(CASE, 1, 1, ""))
+    blockers = check_gates(root, validate=lambda r: [finding])
+    assert [b.gate for b in blockers] == ["validate", "review"]
+    message = describe_refusal("build", blockers)
+    assert message.splitlines()[0] == "callbank build: refused, 1 validation finding(s) and 1 blocking review record(s); nothing was written or sent"
+
+
+def test_the_fixture_corpus_is_valid() -> None:
+    from tests.hub.helpers import FIXTURE
+    from validator.engine import validate
+
+    assert [d.as_json() for d in validate(FIXTURE)] == []
+
+
+def test_a_crashing_engine_closes_the_gate(tmp_path: Path) -> None:
+    def crash(root: Path) -> list[Diagnostic]:
+        raise NameError("name 'x' is not defined")
+
+    [blocker] = validation_blockers(tmp_path, crash)
+    assert blocker.message == "the validation engine failed (NameError: name 'x' is not defined); nothing can be proven valid"

@@ -1,0 +1,124 @@
+"""Round trip: YAML → build → `datasets.load_dataset` offline → decode → the same data as the YAML."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from deepdiff import DeepDiff
+
+from tests.hub.helpers import FIXTURE, LANGS, expected_configs, hub_env
+from validator.hub.build import build
+from validator.hub.configs import kind_of_config
+from validator.hub.load import load, load_source, materialize, read_card_configs
+from validator.hub.parquet import decode
+from validator.hub.records import COLUMNS, to_source
+from validator.repo import Repo
+
+LOAD_ALL = """
+import json, sys
+from datasets import load_dataset
+folder, configs, out = sys.argv[1], json.loads(sys.argv[2]), sys.argv[3]
+rows = {c: {s: load_dataset(folder, c, split=s).to_list() for s in ("en", "zh")} for c in configs}
+open(out, "w", encoding="utf-8").write(json.dumps(rows, ensure_ascii=False))
+"""
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    out = tmp_path_factory.mktemp("roundtrip") / "dataset"
+    build(FIXTURE, out)
+    return out
+
+
+@pytest.fixture(scope="module")
+def datasets_rows(built: Path, tmp_path_factory: pytest.TempPathFactory) -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """Every split of every config as `datasets` returns it, loaded offline in a fresh interpreter."""
+    tmp = tmp_path_factory.mktemp("hf")
+    env = hub_env(tmp, HF_HUB_OFFLINE="1", HF_DATASETS_OFFLINE="1")
+    out = tmp / "rows.json"
+    configs = list(read_card_configs(built))
+    result = subprocess.run(
+        [sys.executable, "-c", LOAD_ALL, str(built), json.dumps(configs), str(out)], env=env, capture_output=True, text=True, timeout=300
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return json.loads(out.read_text(encoding="utf-8"))
+
+
+def test_configs_are_exactly_the_corpus_configs(built: Path) -> None:
+    assert sorted(read_card_configs(built)) == sorted(expected_configs(FIXTURE))
+
+
+def test_load_dataset_rows_decode_to_the_source_yaml(datasets_rows: dict[str, dict[str, list[dict[str, Any]]]]) -> None:
+    expected = expected_configs(FIXTURE)
+    assert sorted(datasets_rows) == sorted(expected)
+    for config, splits in datasets_rows.items():
+        kind = kind_of_config(config)
+        en, zh = ([decode(row, COLUMNS[kind]) for row in splits[lang]] for lang in LANGS)
+        merged = [to_source(kind, a, b) for a, b in zip(en, zh, strict=True)]
+        assert DeepDiff(expected[config], merged) == {}, config
+
+
+def test_loader_equals_load_dataset(built: Path, datasets_rows: dict[str, dict[str, list[dict[str, Any]]]]) -> None:
+    for config, splits in datasets_rows.items():
+        columns = COLUMNS[kind_of_config(config)]
+        for lang in LANGS:
+            decoded = [decode(row, columns) for row in splits[lang]]
+            assert DeepDiff(decoded, load(built, config, lang)) == {}, (config, lang)
+
+
+def test_load_source_equals_the_yaml_for_every_config(built: Path) -> None:
+    for config, items in expected_configs(FIXTURE).items():
+        assert DeepDiff(items, load_source(built, config)) == {}, config
+
+
+def test_records_are_in_the_split_language(built: Path) -> None:
+    [case_en] = load(built, "normal_single_turn_single", "en")
+    [case_zh] = load(built, "normal_single_turn_single", "zh")
+    assert case_en["turns"][0]["user"].startswith("Text Wang Fang")
+    assert case_zh["turns"][0]["user"].startswith("给王芳")
+    tools = {t["function"]["name"]: t["function"] for t in case_zh["functions"]}
+    assert tools["send_message"]["description"] == "以机主的身份给联系人发送一条短信。"
+    assert tools["send_message"]["parameters"]["properties"]["receiver"]["description"] == "收信联系人的姓名。"
+    [scenario] = load(built, "agent_multi_turn", "zh")
+    assert scenario["policies"]["phone"].startswith("# 手机助手规则")
+    assert scenario["states"]["phone"]["clock"] == "2024-07-15T09:00:00+08:00"
+    assert [f["function"]["name"] for f in scenario["functions"]] == ["add_reminder", "send_message", "set_alarm", "turn_on_wifi"]
+    apis = {r["name"]: r for r in load(built, "apis", "en")}
+    assert apis["get_weather"]["spec_only"] is True and "sandbox" not in apis["get_weather"]
+    assert apis["set_alarm"]["parameters"]["properties"]["repeat"]["properties"]["days"]["items"]["description"] == "A day of the week."
+
+
+def test_json_columns_are_canonical(built: Path, datasets_rows: dict[str, dict[str, list[dict[str, Any]]]]) -> None:
+    from validator.hub.canonical import canonical_json
+
+    for config, splits in datasets_rows.items():
+        for column in COLUMNS[kind_of_config(config)]:
+            if column.type != "json":
+                continue
+            for row in splits["zh"]:
+                text = row[column.name]
+                if text is not None:
+                    assert text == canonical_json(json.loads(text)), (config, column.name)
+                    assert "\\u" not in text  # Chinese stays as itself (ensure_ascii=False)
+
+
+def test_materialize_writes_the_corpus_back(built: Path, tmp_path: Path) -> None:
+    written = materialize(built, tmp_path / "corpus")
+    source, copy = Repo.load(FIXTURE), Repo.load(tmp_path / "corpus")
+    assert copy.load_problems == {}
+    assert {d.path: d.data for d in copy.documents} == {d.path: d.data for d in source.documents if d.kind != "review-record"}
+    for name in ("policy.en.md", "policy.zh.md", "sandbox.py"):
+        assert (tmp_path / "corpus/sandboxes/phone" / name).read_bytes() == (FIXTURE / "sandboxes/phone" / name).read_bytes()
+    assert "dialogues/normal/single_turn/single/st-single-0001.yaml" in written
+
+
+def test_materialized_corpus_passes_the_checks(built: Path, tmp_path: Path) -> None:
+    from validator.engine import check
+
+    materialize(built, tmp_path / "corpus")
+    assert [d.as_json() for d in check(tmp_path / "corpus")] == []

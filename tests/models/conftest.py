@@ -1,0 +1,14 @@
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from validator.repo import Repo
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "scoring"
+
+
+@pytest.fixture(scope="session")
+def repo() -> Repo:
+    return Repo.load(FIXTURE)

@@ -1,0 +1,336 @@
+"""The calendar sandbox: spec parity, business rules and determinism.
+
+These tests read the sandbox's own files (state.yaml, specs/calendar) so that a change to any of
+them that breaks the contract of docs/data-model.md fails here before `callbank exec`.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib.util
+import inspect
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
+
+from validator.sandbox.base import ApiError, Sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+SANDBOX_DIR = ROOT / "sandboxes" / "calendar"
+SPEC_DIR = ROOT / "specs" / "calendar"
+
+
+def _load_class() -> type[Sandbox]:
+    # sandboxes/ is not a package: load the module from its file, as the runtime does.
+    spec = importlib.util.spec_from_file_location("callbank_sandbox_calendar", SANDBOX_DIR / "sandbox.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.CalendarSandbox
+
+
+CalendarSandbox = _load_class()
+STATE: dict[str, Any] = yaml.safe_load((SANDBOX_DIR / "state.yaml").read_text(encoding="utf-8"))
+ALL_SPECS: dict[str, dict[str, Any]] = {
+    path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted(SPEC_DIR.glob("*.yaml"))
+}
+SPECS = {name: spec for name, spec in ALL_SPECS.items() if not spec.get("spec_only")}
+DISTRACTORS = {name: spec for name, spec in ALL_SPECS.items() if spec.get("spec_only")}
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def deep_merge(base: Any, patch: Any) -> Any:
+    """Mappings merge key by key; anything else in the patch replaces the base value."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        merged = dict(base)
+        for key, value in patch.items():
+            merged[key] = deep_merge(base.get(key), value) if key in base else copy.deepcopy(value)
+        return merged
+    return copy.deepcopy(patch)
+
+
+def fresh(patch: dict[str, Any] | None = None, clock: str | None = None) -> Sandbox:
+    state = copy.deepcopy(STATE)
+    if patch:
+        state["data"] = deep_merge(state["data"], patch)
+    if clock:
+        state["clock"] = clock
+    return CalendarSandbox(state)
+
+
+def plain_schema(schema: Any) -> Any:
+    """A spec's schema with each bilingual description reduced to English, as rendering does."""
+    if isinstance(schema, dict):
+        return {
+            key: (value["en"] if key == "description" and isinstance(value, dict) else plain_schema(value))
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [plain_schema(item) for item in schema]
+    return schema
+
+
+def run(sandbox: Sandbox, api: str, **args: Any) -> Any:
+    """Call one API with schema-valid arguments; check the result against its spec, or that the error is declared."""
+    Draft202012Validator(plain_schema(SPECS[api]["parameters"])).validate(args)
+    try:
+        result = getattr(sandbox, api)(**args)
+    except ApiError as error:
+        assert error.kind in SPECS[api].get("errors", {}), f"{api} raised undeclared error {error.kind}"
+        json.dumps(error.details)
+        raise
+    json.dumps(result)  # results are JSON data
+    Draft202012Validator(SPECS[api]["returns"]).validate(result)
+    return result
+
+
+def error_kind(sandbox: Sandbox, api: str, **args: Any) -> str:
+    before = copy.deepcopy(sandbox.state)
+    with pytest.raises(ApiError) as caught:
+        run(sandbox, api, **args)
+    assert sandbox.state == before, f"{api} failed with {caught.value.kind} but changed the state"
+    return caught.value.kind
+
+
+# ----------------------------------------------------------------------------- specs and parity
+
+
+def test_state_shape() -> None:
+    assert STATE["sandbox"] == "calendar"
+    assert set(STATE) == {"sandbox", "clock", "counters", "data"}
+
+
+def test_every_method_has_a_spec_and_back() -> None:
+    assert CalendarSandbox.name == "calendar"
+    assert sorted(SPECS) == CalendarSandbox.api_names()
+    assert len(SPECS) >= 8
+    assert 1 <= len(DISTRACTORS) <= 2
+    for name, spec in DISTRACTORS.items():
+        assert "sandbox" not in spec and not hasattr(CalendarSandbox, name)
+
+
+@pytest.mark.parametrize("api", sorted(SPECS))
+def test_spec_matches_signature(api: str) -> None:
+    spec = SPECS[api]
+    assert spec["name"] == api and spec["sandbox"] == "calendar" and spec["domain"].startswith("calendar.")
+    params = spec["parameters"]
+    required = set(params.get("required", []))
+    signature = inspect.signature(getattr(CalendarSandbox, api))
+    keywords = {name: p for name, p in signature.parameters.items() if name != "self"}
+    assert set(keywords) == set(params["properties"])
+    for name, parameter in keywords.items():
+        assert parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+        has_default = parameter.default is not inspect.Parameter.empty
+        assert has_default == (name not in required), f"{api}.{name}: default iff not required"
+        if "default" in params["properties"][name]:
+            assert parameter.default == params["properties"][name]["default"]
+
+
+def _declared_errors(api: str) -> set[str]:
+    """Error kinds a method can raise, read from its source and the helpers it calls."""
+    tree = ast.parse((SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8"))
+    methods = {node.name: node for node in ast.walk(tree) if isinstance(node, ast.FunctionDef)}
+    seen: set[str] = set()
+    kinds: set[str] = set()
+
+    def visit(name: str) -> None:
+        if name in seen or name not in methods:
+            return
+        seen.add(name)
+        for node in ast.walk(methods[name]):
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "ApiError":
+                if node.args and isinstance(node.args[0], ast.Constant):
+                    kinds.add(node.args[0].value)
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+                visit(node.attr)
+
+    visit(api)
+    return kinds
+
+
+@pytest.mark.parametrize("api", sorted(SPECS))
+def test_every_raisable_error_is_declared(api: str) -> None:
+    assert _declared_errors(api) <= set(SPECS[api].get("errors", {})), api
+
+
+@pytest.mark.parametrize("api", sorted(ALL_SPECS))
+def test_spec_descriptions_bilingual_at_every_depth(api: str) -> None:
+    def walk(schema: dict[str, Any], where: str) -> None:
+        assert set(schema["description"]) == {"en", "zh"}, where
+        assert re.search(r"[\u4e00-\u9fff]", schema["description"]["zh"]), f"{where}: zh is not Chinese"
+        unquoted = re.sub(r'"[^"]*"|“[^”]*”', "", schema["description"]["en"])
+        assert not re.search(r"[\u4e00-\u9fff]", unquoted), f"{where}: en has Chinese outside quotes"
+        for name, child in schema.get("properties", {}).items():
+            walk(child, f"{where}.{name}")
+        if "items" in schema:
+            walk(schema["items"], f"{where}[]")
+        if schema.get("type") == "array":
+            assert "items" in schema, where
+
+    spec = ALL_SPECS[api]
+    assert set(spec["description"]) == {"en", "zh"}
+    for name, prop in spec["parameters"]["properties"].items():
+        walk(prop, f"{api}.{name}")
+
+
+def test_method_names_do_not_shadow_the_base_class() -> None:
+    assert not set(CalendarSandbox.api_names()) & set(vars(Sandbox))
+
+
+def test_no_nondeterministic_sources() -> None:
+    tree = ast.parse((SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8"))
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
+    }
+    assert imported <= {"__future__", "copy", "datetime", "typing", "validator"}
+    source = (SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8")
+    for forbidden in ("datetime.now(", "datetime.today(", "date.today(", "open(", "utcnow(", "random"):
+        assert forbidden not in source
+
+
+# ----------------------------------------------------------------------------- data
+
+
+def test_ids_and_references_are_consistent() -> None:
+    data = STATE["data"]
+    for table, counter, prefix in [("events", "event", "E-"), ("room_bookings", "room_booking", "RB-")]:
+        ids = [int(key.removeprefix(prefix)) for key in data[table]]
+        assert max(ids) <= STATE["counters"][counter], f"counter {counter} would reissue an id"
+    for event_id, event in data["events"].items():
+        assert event["start"] < event["end"], event_id
+        if event["room_booking"] is not None:
+            booking = data["room_bookings"][event["room_booking"]]
+            assert booking["event_id"] == event_id and booking["room"] == event["room"]
+            assert (booking["start"], booking["end"]) == (event["start"], event["end"]), event_id
+    for booking_id, booking in data["room_bookings"].items():
+        assert booking["room"] in data["rooms"], booking_id
+
+
+# ----------------------------------------------------------------------------- business rules
+
+
+def test_list_and_search_events() -> None:
+    sandbox = fresh()
+    monday = run(sandbox, "list_events", date="2024-07-15")
+    assert [e["event_id"] for e in monday["events"]] == ["E-202", "E-203"]
+    assert run(sandbox, "list_events", date="2024-07-17")["count"] == 2
+    assert run(sandbox, "list_events", date="2024-07-17", include_cancelled=True)["count"] == 3
+    assert [e["event_id"] for e in run(sandbox, "search_events", query="budget")["events"]] == ["E-207", "E-214"]
+    assert [e["event_id"] for e in run(sandbox, "search_events", query="预算", start_date="2024-07-18")["events"]] == ["E-214"]
+    assert error_kind(sandbox, "search_events", query="x", start_date="2024-07-20", end_date="2024-07-19") == "invalid_range"
+    assert error_kind(sandbox, "list_events", date="2024-02-30") == "invalid_date"
+
+
+def test_create_event_resolves_people_and_reports_conflicts() -> None:
+    sandbox = fresh()
+    event = run(
+        sandbox, "create_event", title="Pricing sync", start="2024-07-16T15:30", duration_minutes=30,
+        attendees=["张伟", "Zhang Wei", "ana@studio.example"],
+    )
+    assert event["event_id"] == "E-215"
+    assert [a["email"] for a in event["attendees"]] == ["zhang.wei@northpeak.example", "ana@studio.example"]
+    assert [c["event_id"] for c in event["conflicts"]] == ["E-205"]
+    assert error_kind(sandbox, "create_event", title="x", start="2024-07-15T08:00") == "time_in_past"
+    assert error_kind(sandbox, "create_event", title="x", start="2024-07-16T25:00") == "invalid_time"
+    assert error_kind(sandbox, "create_event", title="x", start="2024-07-16T10:00", attendees=["Zhang"]) == "unknown_person"
+
+
+def test_only_the_organiser_moves_cancels_or_invites() -> None:
+    sandbox = fresh()
+    for api, extra in [("move_event", {"new_start": "2024-07-16T09:00"}), ("cancel_event", {}), ("invite_attendees", {"attendees": ["Ma Jun"]})]:
+        assert error_kind(sandbox, api, event_id="E-205", **extra) == "not_organizer"
+        assert error_kind(sandbox, api, event_id="E-207", **extra) == "event_cancelled"
+        assert error_kind(sandbox, api, event_id="E-999", **extra) == "event_not_found"
+    assert error_kind(sandbox, "respond_to_invitation", event_id="E-204", response="accept") == "not_invited"
+    answer = run(sandbox, "respond_to_invitation", event_id="E-213", response="tentative", comment="Might be late")
+    assert answer["my_response"] == "tentative"
+
+
+def test_moving_an_event_moves_its_room_when_free() -> None:
+    sandbox = fresh()
+    moved = run(sandbox, "move_event", event_id="E-202", new_start="2024-07-16T14:00", duration_minutes=45)
+    assert (moved["start"], moved["end"]) == ("2024-07-16T14:00", "2024-07-16T14:45")
+    assert sandbox.data["room_bookings"]["RB-551"]["start"] == "2024-07-16T14:00"
+    assert {a["response"] for a in moved["attendees"]} == {"pending"}
+    # Bamboo is taken on Wednesday afternoon by a campaign planning booking.
+    assert error_kind(sandbox, "move_event", event_id="E-202", new_start="2024-07-17T14:00") == "room_unavailable"
+
+
+def test_cancel_releases_the_room() -> None:
+    sandbox = fresh()
+    result = run(sandbox, "cancel_event", event_id="E-209", notify_attendees=False)
+    assert result["notified"] == [] and result["released_room_booking"] == "RB-554"
+    assert sandbox.data["room_bookings"]["RB-554"]["status"] == "cancelled"
+    free = run(sandbox, "find_available_rooms", start="2024-07-17T16:00", duration_minutes=60)
+    assert "RM-3B" in [r["room_id"] for r in free["rooms"]]
+    notified = run(sandbox, "cancel_event", event_id="E-211", message="Moving to next week")
+    assert notified["notified"] == ["tom.becker@harborlog.example", "ma.jun@northpeak.example"]
+
+
+def test_invite_respects_room_capacity() -> None:
+    sandbox = fresh()
+    added = run(sandbox, "invite_attendees", event_id="E-209", attendees=["Guo Ming", "wang.hao@northpeak.example"])
+    assert added["added"] == ["guo.ming@northpeak.example"] and added["already_invited"] == ["wang.hao@northpeak.example"]
+    before = copy.deepcopy(sandbox.state)
+    assert error_kind(sandbox, "invite_attendees", event_id="E-209", attendees=["Li Nan", "Zhao Min"]) == "room_over_capacity"
+    assert sandbox.state == before
+
+
+def test_free_slots() -> None:
+    sandbox = fresh()
+    slots = run(sandbox, "find_free_slots", date="2024-07-15", duration_minutes=30, attendees=["Zhang Wei", "李楠"])["free_slots"]
+    assert slots == [
+        {"start": "2024-07-15T09:00", "end": "2024-07-15T10:00"},
+        {"start": "2024-07-15T11:00", "end": "2024-07-15T12:30"},
+        {"start": "2024-07-15T16:00", "end": "2024-07-15T18:00"},
+    ]
+    later = fresh(clock="2024-07-15T11:10:00+08:00")
+    assert run(later, "find_free_slots", date="2024-07-15", duration_minutes=60)["free_slots"][0]["start"] == "2024-07-15T11:30"
+    evening = run(sandbox, "find_free_slots", date="2024-07-16", duration_minutes=60, earliest="17:00", latest="21:00")
+    assert evening["free_slots"] == [{"start": "2024-07-16T17:00", "end": "2024-07-16T19:00"}, {"start": "2024-07-16T20:00", "end": "2024-07-16T21:00"}]
+    assert error_kind(sandbox, "find_free_slots", date="2024-07-16", duration_minutes=30, earliest="18:00", latest="09:00") == "invalid_window"
+    assert run(sandbox, "find_free_slots", date="2024-07-12", duration_minutes=30)["free_slots"] == []
+
+
+def test_rooms() -> None:
+    sandbox = fresh()
+    assert [r["room_id"] for r in run(sandbox, "list_meeting_rooms", min_capacity=8)["rooms"]] == ["RM-3A", "RM-4A", "RM-5A"]
+    assert [r["room_id"] for r in run(sandbox, "list_meeting_rooms", floor=3, equipment=["video"])["rooms"]] == ["RM-3A"]
+    free = run(sandbox, "find_available_rooms", start="2024-07-16T10:00", duration_minutes=60, min_capacity=6)
+    assert [r["room_id"] for r in free["rooms"]] == ["RM-3A", "RM-4B", "RM-5A"]
+    assert error_kind(sandbox, "book_meeting_room", room="Pine", start="2024-07-16T11:00", duration_minutes=30) == "room_busy"
+    assert error_kind(sandbox, "book_meeting_room", room="Cedar", start="2024-07-16T11:00", duration_minutes=30) == "unknown_room"
+    assert error_kind(sandbox, "book_meeting_room", room="幽兰", start="2024-07-16T11:00", duration_minutes=30, event_id="E-202") == "event_has_room"
+    booked = run(sandbox, "book_meeting_room", room="青松", start="2024-07-16T13:00", duration_minutes=60, event_id="E-204")
+    assert booked["booking_id"] == "RB-561" and booked["room_id"] == "RM-4A"
+    assert sandbox.data["events"]["E-204"]["room"] == "RM-4A"
+    assert error_kind(sandbox, "cancel_room_booking", booking_id="RB-556") == "not_your_booking"
+    run(sandbox, "cancel_room_booking", booking_id="RB-561")
+    assert sandbox.data["events"]["E-204"]["room"] is None
+    assert error_kind(sandbox, "cancel_room_booking", booking_id="RB-561") == "already_cancelled"
+
+
+def test_same_calls_same_results() -> None:
+    def script() -> tuple[list[Any], dict[str, Any]]:
+        sandbox = fresh()
+        results = [
+            run(sandbox, "create_event", title="Offsite prep", start="2024-07-18T13:00", attendees=["Xu Qing"]),
+            run(sandbox, "book_meeting_room", room="Maple", start="2024-07-18T13:00", duration_minutes=60, event_id="E-215"),
+            run(sandbox, "move_event", event_id="E-215", new_start="2024-07-18T14:30"),
+        ]
+        return results, sandbox.state
+
+    first, second = script(), script()
+    assert first == second
+    assert first[0][1]["event_id"] == "E-215" and first[0][1]["booking_id"] == "RB-561"

@@ -1,0 +1,293 @@
+"""The education sandbox: business rules and spec parity.
+
+These tests read the sandbox's own files (state.yaml, specs/education) so that a change to any of
+them that breaks the contract of docs/data-model.md fails here before `callbank exec`.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib.util
+import inspect
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
+
+from validator.sandbox.base import ApiError, Sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+SANDBOX_DIR = ROOT / "sandboxes" / "education"
+SPEC_DIR = ROOT / "specs" / "education"
+
+
+def _load_class() -> type[Sandbox]:
+    # sandboxes/ is not a package: load the module from its file, as the runtime does.
+    spec = importlib.util.spec_from_file_location("callbank_sandbox_education", SANDBOX_DIR / "sandbox.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.EducationSandbox
+
+
+EducationSandbox = _load_class()
+STATE: dict[str, Any] = yaml.safe_load((SANDBOX_DIR / "state.yaml").read_text(encoding="utf-8"))
+ALL_SPECS: dict[str, dict[str, Any]] = {
+    path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted(SPEC_DIR.glob("*.yaml"))
+}
+SPECS = {name: spec for name, spec in ALL_SPECS.items() if not spec.get("spec_only")}
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def deep_merge(base: Any, patch: Any) -> Any:
+    """Mappings merge key by key; anything else in the patch replaces the base value."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        merged = dict(base)
+        for key, value in patch.items():
+            merged[key] = deep_merge(base.get(key), value) if key in base else copy.deepcopy(value)
+        return merged
+    return copy.deepcopy(patch)
+
+
+def plain_schema(schema: Any) -> Any:
+    """A spec's schema with each bilingual description reduced to English, as rendering does."""
+    if isinstance(schema, dict):
+        return {
+            key: (value["en"] if key == "description" and isinstance(value, dict) and "en" in value else plain_schema(value))
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [plain_schema(item) for item in schema]
+    return schema
+
+
+def fresh(patch: dict[str, Any] | None = None) -> Sandbox:
+    state = copy.deepcopy(STATE)
+    if patch:
+        state["data"] = deep_merge(state["data"], patch)
+    return EducationSandbox(state)
+
+
+def run(sandbox: Sandbox, api: str, **args: Any) -> Any:
+    """Call one API with arguments its spec accepts; check the result, or that the error is declared."""
+    Draft202012Validator(plain_schema(SPECS[api]["parameters"])).validate(args)
+    try:
+        result = getattr(sandbox, api)(**copy.deepcopy(args))
+    except ApiError as error:
+        assert error.kind in SPECS[api].get("errors", {}), f"{api} raised undeclared error {error.kind}"
+        json.dumps(error.details)
+        raise
+    json.dumps(result)  # results are JSON data
+    Draft202012Validator(SPECS[api]["returns"]).validate(result)
+    return result
+
+
+def error_kind(sandbox: Sandbox, api: str, **args: Any) -> str:
+    before = copy.deepcopy(sandbox.state)
+    with pytest.raises(ApiError) as caught:
+        run(sandbox, api, **args)
+    assert sandbox.state == before, "a failed call changes nothing, not even a counter"
+    return caught.value.kind
+
+
+# ----------------------------------------------------------------------------- state and specs
+
+
+def test_state_shape() -> None:
+    assert STATE["sandbox"] == "education"
+    data = STATE["data"]
+    assert {"term", "student", "courses", "assignments", "submissions", "extensions", "study"} <= data.keys()
+    for rows, counter in [(data["submissions"], "submission")]:
+        ids = [int(row["id"].split("-")[1]) for row in rows]
+        assert len(ids) == len(set(ids)), counter
+        assert max(ids) <= STATE["counters"][counter], f"counter {counter} would reissue an id"
+    for code in data["courses"]:
+        weights = [a["weight"] for a in data["assignments"].values() if a["course_code"] == code]
+        assert not weights or sum(weights) == 100, code
+
+
+def test_every_method_has_a_spec_and_back() -> None:
+    assert EducationSandbox.name == "education"
+    assert sorted(SPECS) == EducationSandbox.api_names()
+    assert len(SPECS) >= 8
+    assert 1 <= len(ALL_SPECS) - len(SPECS) <= 2  # the distractors
+
+
+@pytest.mark.parametrize("api", sorted(SPECS))
+def test_spec_matches_signature(api: str) -> None:
+    spec = SPECS[api]
+    assert spec["name"] == api and spec["sandbox"] == "education" and spec["domain"].startswith("education.")
+    params = spec["parameters"]
+    required = set(params.get("required", []))
+    signature = inspect.signature(getattr(EducationSandbox, api))
+    keywords = {name: p for name, p in signature.parameters.items() if name != "self"}
+    assert set(keywords) == set(params["properties"])
+    for name, parameter in keywords.items():
+        assert parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+        has_default = parameter.default is not inspect.Parameter.empty
+        assert has_default == (name not in required), f"{api}.{name}: default iff not required"
+        if "default" in params["properties"][name]:
+            assert parameter.default == params["properties"][name]["default"]
+
+
+@pytest.mark.parametrize("api", sorted(ALL_SPECS))
+def test_spec_descriptions_bilingual_at_every_depth(api: str) -> None:
+    def walk(schema: dict[str, Any], where: str) -> None:
+        assert set(schema["description"]) == {"en", "zh"}, where
+        assert re.search(r"[\u4e00-\u9fff]", schema["description"]["zh"]), f"{where}: zh is not Chinese"
+        assert not re.search(r"[\u4e00-\u9fff]", schema["description"]["en"]), f"{where}: en has Chinese"
+        for name, child in schema.get("properties", {}).items():
+            walk(child, f"{where}.{name}")
+        if "items" in schema:
+            walk(schema["items"], f"{where}[]")
+        if schema.get("type") == "array":
+            assert "items" in schema, where
+
+    spec = ALL_SPECS[api]
+    assert set(spec["description"]) == {"en", "zh"}
+    for name, prop in spec["parameters"]["properties"].items():
+        walk(prop, f"{api}.{name}")
+
+
+def test_method_names_do_not_shadow_the_base_class() -> None:
+    assert not set(EducationSandbox.api_names()) & set(vars(Sandbox))
+
+
+def test_no_nondeterministic_sources() -> None:
+    tree = ast.parse((SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8"))
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
+    }
+    assert imported <= {"__future__", "copy", "datetime", "typing", "validator"}
+    source = (SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8")
+    for forbidden in ("datetime.now(", "datetime.today(", "date.today(", "open(", "utcnow("):
+        assert forbidden not in source
+
+
+# ----------------------------------------------------------------------------- business rules
+
+
+def test_search_courses() -> None:
+    portal = fresh()
+    assert [c["code"] for c in run(portal, "search_courses", subject="economics")["courses"]] == ["ECON101", "ECON240"]
+    open_cs = run(portal, "search_courses", subject="computer_science", open_seats_only=True)["courses"]
+    assert [c["code"] for c in open_cs] == ["CS250", "CS310"]
+    assert [c["code"] for c in run(portal, "search_courses", keyword="日语")["courses"]] == ["JPN101"]
+    weekend = run(portal, "search_courses", meeting_days=["sat", "sun"], format="in_person")["courses"]
+    assert [c["code"] for c in weekend] == ["ART120"]
+    assert run(portal, "search_courses", min_credits=4, max_credits=4, level="introductory")["count"] == 2
+
+
+def test_enrolment_rules() -> None:
+    portal = fresh()
+    assert error_kind(portal, "enroll_in_course", course_code="CS204") == "already_enrolled"
+    assert error_kind(portal, "enroll_in_course", course_code="CS310") == "prerequisite_missing"
+    assert error_kind(portal, "enroll_in_course", course_code="ECON240") == "schedule_conflict"
+    assert error_kind(portal, "enroll_in_course", course_code="JPN101") == "course_full"
+    assert error_kind(portal, "enroll_in_course", course_code="XX999") == "course_not_found"
+    waitlisted = run(portal, "enroll_in_course", course_code="JPN101", join_waitlist=True)
+    assert waitlisted["status"] == "waitlisted" and waitlisted["waitlist_position"] == 7 and waitlisted["total_credits"] == 14
+    assert run(portal, "enroll_in_course", course_code="PHYS150")["total_credits"] == 18
+    assert error_kind(portal, "enroll_in_course", course_code="STAT230") == "credit_limit_exceeded"
+    assert run(portal, "enroll_in_course", course_code="STAT230", grading_option="audit")["total_credits"] == 18
+    assert run(portal, "drop_course", course_code="JPN101", reason="schedule")["was"] == "waitlisted"
+    assert run(portal, "drop_course", course_code="PHYS150")["total_credits"] == 14
+    assert error_kind(portal, "drop_course", course_code="PHYS150") == "not_enrolled"
+    late = fresh()
+    late.state["clock"] = "2024-10-05T09:00:00+08:00"
+    assert error_kind(late, "drop_course", course_code="ECON101") == "drop_deadline_passed"
+
+
+def test_assignment_listing() -> None:
+    portal = fresh()
+    assert [a["id"] for a in run(portal, "list_assignments", due_within_days=7)["assignments"]] == ["AS-604", "AS-602"]
+    assert run(portal, "list_assignments", due_within_days=8)["count"] == 3
+    assert [a["id"] for a in run(portal, "list_assignments", status="overdue")["assignments"]] == ["AS-607"]
+    assert run(portal, "list_assignments", course_code="MATH221", status="graded")["assignments"][0]["score_percent"] == 92
+    assert error_kind(portal, "list_assignments", course_code="PHYS150") == "not_enrolled"
+
+
+def test_submission_rules() -> None:
+    portal = fresh()
+    files = [{"file_name": "stack_queue.zip", "format": "zip", "size_mb": 3.5}]
+    draft = run(portal, "submit_assignment", assignment_id="AS-602", files=files, final=False)
+    assert draft["id"] == "SUB-881" and draft["status"] == "open"
+    assert run(portal, "submit_assignment", assignment_id="AS-602", files=files)["status"] == "submitted"
+    assert error_kind(portal, "submit_assignment", assignment_id="AS-602", files=files) == "already_final"
+    assert error_kind(portal, "submit_assignment", assignment_id="AS-604", files=[{"file_name": "ps2.docx", "format": "docx", "size_mb": 1}]) == "format_not_accepted"
+    assert error_kind(portal, "submit_assignment", assignment_id="AS-604", files=[{"file_name": "ps2.zip", "format": "pdf", "size_mb": 1}]) == "file_name_mismatch"
+    assert error_kind(portal, "submit_assignment", assignment_id="AS-604", files=[{"file_name": "ps2.pdf", "format": "pdf", "size_mb": 12}]) == "files_too_large"
+    assert error_kind(portal, "submit_assignment", assignment_id="AS-610", files=[{"file_name": "a.pdf", "format": "pdf", "size_mb": 1}]) == "not_submittable"
+    assert error_kind(portal, "submit_assignment", assignment_id="AS-606", files=[{"file_name": "e.docx", "format": "docx", "size_mb": 1}], word_count=1620) == "over_word_limit"
+    late = run(portal, "submit_assignment", assignment_id="AS-607", files=[{"file_name": "luxun.md", "format": "md", "size_mb": 0.1}], word_count=760)
+    assert late["late"] is True
+    closed = fresh()
+    closed.state["clock"] = "2024-09-28T08:00:00+08:00"
+    assert error_kind(closed, "submit_assignment", assignment_id="AS-602", files=files) == "assignment_closed"
+
+
+def test_extension_rules() -> None:
+    portal = fresh()
+    quick = run(portal, "request_extension", assignment_id="AS-606", new_due="2024-10-02T12:00", reason="overlapping_deadlines")
+    assert quick["status"] == "approved" and portal.data["assignments"]["AS-606"]["due"] == "2024-10-02T12:00"
+    pending = run(portal, "request_extension", assignment_id="AS-608", new_due="2024-10-18T23:59", reason="family_emergency")
+    assert pending["status"] == "pending" and portal.data["assignments"]["AS-608"]["due"] == "2024-10-11T23:59"
+    assert error_kind(portal, "request_extension", assignment_id="AS-603", new_due="2024-10-25T23:59", reason="illness") == "documentation_required"
+    assert run(portal, "request_extension", assignment_id="AS-603", new_due="2024-10-25T23:59", reason="illness", has_documentation=True)["status"] == "approved"
+    assert error_kind(portal, "request_extension", assignment_id="AS-604", new_due="2024-10-30T23:59", reason="other") == "too_long"
+    assert error_kind(portal, "request_extension", assignment_id="AS-604", new_due="2024-09-24T12:00", reason="other") == "not_later"
+    assert error_kind(portal, "request_extension", assignment_id="AS-610", new_due="2024-10-22T08:00", reason="other") == "not_extendable"
+
+
+def test_grades() -> None:
+    portal = fresh()
+    assert run(portal, "get_course_grades", course_code="MATH221") == {"course_code": "MATH221", "current_percent": 92.0, "letter": "A", "weight_graded": 5}
+    breakdown = run(portal, "get_course_grades", course_code="CS204", include_breakdown=True)["breakdown"]
+    assert [b["assignment_id"] for b in breakdown] == ["AS-601", "AS-602", "AS-603", "AS-611"]
+    estimate = run(portal, "estimate_final_grade", course_code="ECON101", hypothetical_scores=[{"assignment_id": "AS-606", "score_percent": 78}, {"assignment_id": "AS-613", "score_percent": 70}])
+    assert estimate["projected_percent"] == 73.1 and estimate["letter"] == "B-" and estimate["weight_covered"] == 100
+    assert error_kind(portal, "estimate_final_grade", course_code="ECON101", hypothetical_scores=[{"assignment_id": "AS-609", "score_percent": 100}]) == "already_graded"
+    assert error_kind(portal, "estimate_final_grade", course_code="ECON101", hypothetical_scores=[{"assignment_id": "AS-604", "score_percent": 100}]) == "assignment_not_in_course"
+    assert error_kind(portal, "get_course_grades", course_code="ART120") == "not_enrolled"
+
+
+def test_study_timer_and_plan() -> None:
+    portal = fresh()
+    assert error_kind(portal, "stop_study_timer") == "no_timer"
+    assert error_kind(portal, "start_study_timer", focus_minutes=25, rounds=4, break_minutes=0) == "break_required"
+    timer = run(portal, "start_study_timer", focus_minutes=25, rounds=4, course_code="MATH221", ambient_sound="rain", block_distractions=True)
+    assert timer["id"] == "T-151" and timer["ends_at"] == "2024-09-23T11:55"
+    assert error_kind(portal, "start_study_timer", focus_minutes=30) == "timer_running"
+    stopped = run(portal, "stop_study_timer", focus_rating=4)
+    assert stopped["minutes"] == 0 and stopped["logged"] is True
+    plan = run(
+        portal, "create_study_plan", course_code="MATH221", goal="exam", target_date="2024-10-21",
+        topics=[{"title": "Eigenvalues", "estimated_hours": 4, "priority": "high"}, {"title": "Determinants", "estimated_hours": 2.5, "priority": "low"}, {"title": "Vector spaces", "estimated_hours": 3}],
+        schedule={"days": ["tue", "thu", "sat"], "session_minutes": 60, "preferred_time": "evening", "reminder": {"enabled": True, "minutes_before": 15, "channel": "app"}},
+    )
+    assert plan["sessions_before_target"] == 12 and plan["fits"] is True
+    assert [t["title"] for t in plan["topics"]] == ["Eigenvalues", "Vector spaces", "Determinants"]
+    same = [{"title": "A", "estimated_hours": 1}, {"title": "a", "estimated_hours": 1}]
+    assert error_kind(portal, "create_study_plan", course_code="MATH221", goal="exam", target_date="2024-10-21", topics=same, schedule={"days": ["mon"], "session_minutes": 30}) == "duplicate_topic"
+    assert error_kind(portal, "create_study_plan", course_code="MATH221", goal="exam", target_date="2024-09-23", topics=same[:1], schedule={"days": ["mon"], "session_minutes": 30}) == "target_in_past"
+
+
+def test_same_calls_same_state() -> None:
+    def script() -> dict[str, Any]:
+        portal = fresh()
+        run(portal, "enroll_in_course", course_code="ART120")
+        run(portal, "start_study_timer", focus_minutes=45)
+        run(portal, "request_extension", assignment_id="AS-604", new_due="2024-09-25T23:59", reason="technical_problem")
+        return portal.state
+
+    assert script() == script()

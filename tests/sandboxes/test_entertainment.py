@@ -1,0 +1,264 @@
+"""The entertainment sandbox: business rules and spec parity.
+
+These tests read the sandbox's own files (state.yaml, specs/entertainment) so that a change to any of
+them that breaks the contract of docs/data-model.md fails here before `callbank exec`.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib.util
+import inspect
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
+
+from validator.sandbox.base import ApiError, Sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+SANDBOX_DIR = ROOT / "sandboxes" / "entertainment"
+SPEC_DIR = ROOT / "specs" / "entertainment"
+
+
+def _load_class() -> type[Sandbox]:
+    # sandboxes/ is not a package: load the module from its file, as the runtime does.
+    spec = importlib.util.spec_from_file_location("callbank_sandbox_entertainment", SANDBOX_DIR / "sandbox.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.EntertainmentSandbox
+
+
+EntertainmentSandbox = _load_class()
+STATE: dict[str, Any] = yaml.safe_load((SANDBOX_DIR / "state.yaml").read_text(encoding="utf-8"))
+ALL_SPECS: dict[str, dict[str, Any]] = {
+    path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted(SPEC_DIR.glob("*.yaml"))
+}
+SPECS = {name: spec for name, spec in ALL_SPECS.items() if not spec.get("spec_only")}
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def deep_merge(base: Any, patch: Any) -> Any:
+    """Mappings merge key by key; anything else in the patch replaces the base value."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        merged = dict(base)
+        for key, value in patch.items():
+            merged[key] = deep_merge(base.get(key), value) if key in base else copy.deepcopy(value)
+        return merged
+    return copy.deepcopy(patch)
+
+
+def plain_schema(schema: Any) -> Any:
+    """A spec's schema with each bilingual description reduced to English, as rendering does."""
+    if isinstance(schema, dict):
+        return {
+            key: (value["en"] if key == "description" and isinstance(value, dict) and "en" in value else plain_schema(value))
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [plain_schema(item) for item in schema]
+    return schema
+
+
+def fresh(patch: dict[str, Any] | None = None) -> Sandbox:
+    state = copy.deepcopy(STATE)
+    if patch:
+        state["data"] = deep_merge(state["data"], patch)
+    return EntertainmentSandbox(state)
+
+
+def run(sandbox: Sandbox, api: str, **args: Any) -> Any:
+    """Call one API with arguments its spec accepts; check the result, or that the error is declared."""
+    Draft202012Validator(plain_schema(SPECS[api]["parameters"])).validate(args)
+    try:
+        result = getattr(sandbox, api)(**copy.deepcopy(args))
+    except ApiError as error:
+        assert error.kind in SPECS[api].get("errors", {}), f"{api} raised undeclared error {error.kind}"
+        json.dumps(error.details)
+        raise
+    json.dumps(result)  # results are JSON data
+    Draft202012Validator(SPECS[api]["returns"]).validate(result)
+    return result
+
+
+def error_kind(sandbox: Sandbox, api: str, **args: Any) -> str:
+    before = copy.deepcopy(sandbox.state)
+    with pytest.raises(ApiError) as caught:
+        run(sandbox, api, **args)
+    assert sandbox.state == before, "a failed call changes nothing, not even a counter"
+    return caught.value.kind
+
+
+# ----------------------------------------------------------------------------- state and specs
+
+
+def test_state_shape() -> None:
+    assert STATE["sandbox"] == "entertainment"
+    data = STATE["data"]
+    assert {"member", "cities", "movies", "cinemas", "showtimes", "movie_bookings", "tracks", "playlists", "concerts"} <= data.keys()
+    for rows, counter in [(data["movie_bookings"], "movie_booking"), (data["playlists"], "playlist")]:
+        ids = [int(row["id"].split("-")[1]) for row in rows]
+        assert len(ids) == len(set(ids)), counter
+        assert max(ids) <= STATE["counters"][counter], f"counter {counter} would reissue an id"
+    for show in data["showtimes"].values():
+        assert show["cinema"] in data["cinemas"] and show["movie"] in data["movies"]
+        assert all(re.fullmatch(r"[A-H](1[0-2]|[1-9])", seat) for seat in show["taken"])
+
+
+def test_every_method_has_a_spec_and_back() -> None:
+    assert EntertainmentSandbox.name == "entertainment"
+    assert sorted(SPECS) == EntertainmentSandbox.api_names()
+    assert len(SPECS) >= 8
+    assert 1 <= len(ALL_SPECS) - len(SPECS) <= 2  # the distractors
+
+
+@pytest.mark.parametrize("api", sorted(SPECS))
+def test_spec_matches_signature(api: str) -> None:
+    spec = SPECS[api]
+    assert spec["name"] == api and spec["sandbox"] == "entertainment" and spec["domain"].startswith("entertainment.")
+    params = spec["parameters"]
+    required = set(params.get("required", []))
+    signature = inspect.signature(getattr(EntertainmentSandbox, api))
+    keywords = {name: p for name, p in signature.parameters.items() if name != "self"}
+    assert set(keywords) == set(params["properties"])
+    for name, parameter in keywords.items():
+        assert parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+        has_default = parameter.default is not inspect.Parameter.empty
+        assert has_default == (name not in required), f"{api}.{name}: default iff not required"
+        if "default" in params["properties"][name]:
+            assert parameter.default == params["properties"][name]["default"]
+
+
+@pytest.mark.parametrize("api", sorted(ALL_SPECS))
+def test_spec_descriptions_bilingual_at_every_depth(api: str) -> None:
+    def walk(schema: dict[str, Any], where: str) -> None:
+        assert set(schema["description"]) == {"en", "zh"}, where
+        assert re.search(r"[\u4e00-\u9fff]", schema["description"]["zh"]), f"{where}: zh is not Chinese"
+        assert not re.search(r"[\u4e00-\u9fff]", schema["description"]["en"]), f"{where}: en has Chinese"
+        for name, child in schema.get("properties", {}).items():
+            walk(child, f"{where}.{name}")
+        if "items" in schema:
+            walk(schema["items"], f"{where}[]")
+        if schema.get("type") == "array":
+            assert "items" in schema, where
+
+    spec = ALL_SPECS[api]
+    assert set(spec["description"]) == {"en", "zh"}
+    for name, prop in spec["parameters"]["properties"].items():
+        walk(prop, f"{api}.{name}")
+
+
+def test_method_names_do_not_shadow_the_base_class() -> None:
+    assert not set(EntertainmentSandbox.api_names()) & set(vars(Sandbox))
+
+
+def test_no_nondeterministic_sources() -> None:
+    tree = ast.parse((SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8"))
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
+    }
+    assert imported <= {"__future__", "copy", "datetime", "typing", "validator"}
+    source = (SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8")
+    for forbidden in ("datetime.now(", "datetime.today(", "date.today(", "open(", "utcnow("):
+        assert forbidden not in source
+
+
+# ----------------------------------------------------------------------------- business rules
+
+
+def test_showtime_search() -> None:
+    app = fresh()
+    tonight = run(app, "search_showtimes", city="上海", date="2024-11-08")["showtimes"]
+    assert [s["showtime_id"] for s in tonight] == ["ST-201", "ST-101", "ST-102"]
+    imax = run(app, "search_showtimes", city="Shanghai", date="2024-11-09", movie="霓虹潮汐", format="imax", start_after="15:00")
+    assert [s["showtime_id"] for s in imax["showtimes"]] == ["ST-203"]
+    assert run(app, "search_showtimes", city="shanghai", date="2024-11-09", max_price=60)["count"] == 2
+    assert error_kind(app, "search_showtimes", city="Wuhan", date="2024-11-09") == "city_not_found"
+    late = fresh()
+    late.state["clock"] = "2024-11-08T19:40:00+08:00"
+    assert [s["showtime_id"] for s in run(late, "search_showtimes", city="Shanghai", date="2024-11-08")["showtimes"]] == ["ST-102"]
+
+
+def test_movie_booking() -> None:
+    app = fresh()
+    seats = run(app, "get_seat_map", showtime_id="ST-104")["free_seats_by_row"]
+    assert seats["F"] == [1, 2, 3, 4, 8, 9, 10, 11, 12]
+    booking = run(
+        app, "book_movie_tickets", cinema="星光影城", movie="Neon Tides", start_time="2024-11-09T19:30",
+        tickets=[{"seat": "F8", "ticket_type": "adult"}, {"seat": "F9", "ticket_type": "student"}],
+        snacks=[{"item": "combo_for_two", "quantity": 1}], use_points=True,
+    )
+    assert booking["id"] == "MB-504" and booking["total"] == 80 + 64 + 45
+    assert booking["points_used"] == 2400 and booking["paid"] == 189 - 24
+    assert error_kind(app, "book_movie_tickets", cinema="Starlight Jing'an", movie="Neon Tides", start_time="2024-11-09T19:30", tickets=[{"seat": "F8", "ticket_type": "adult"}]) == "seat_taken"
+    assert error_kind(app, "book_movie_tickets", cinema="Starlight Jing'an", movie="Neon Tides", start_time="2024-11-09T20:00", tickets=[{"seat": "A1", "ticket_type": "adult"}]) == "showtime_not_found"
+    assert error_kind(app, "book_movie_tickets", cinema="Starlight Jing'an", movie="Neon Tides", start_time="2024-11-09T19:30", tickets=[{"seat": "A1", "ticket_type": "adult"}, {"seat": "A1", "ticket_type": "child"}]) == "duplicate_seat"
+    assert error_kind(app, "book_movie_tickets", cinema="Moon Cinema", movie="Neon Tides", start_time="2024-11-09T19:30", tickets=[{"seat": "A1", "ticket_type": "adult"}]) == "cinema_not_found"
+    cancelled = run(app, "cancel_movie_booking", booking_id="MB-504")
+    assert cancelled == {"booking_id": "MB-504", "status": "cancelled", "refund": 165, "points_returned": 2400}
+    assert "F8" not in app.data["showtimes"]["ST-104"]["taken"]
+    assert error_kind(app, "cancel_movie_booking", booking_id="MB-504") == "not_cancellable"
+    assert run(app, "list_movie_bookings")["count"] == 1 and run(app, "list_movie_bookings", include_past=True)["count"] == 3
+    soon = fresh()
+    soon.state["clock"] = "2024-11-09T12:45:00+08:00"
+    assert error_kind(soon, "cancel_movie_booking", booking_id="MB-503") == "too_late_to_cancel"
+
+
+def test_music() -> None:
+    app = fresh()
+    assert [t["id"] for t in run(app, "search_music", query="", genres=["jazz"])["tracks"]] == ["T-09", "T-12"]
+    assert run(app, "search_music", query="", genres=["rock"], include_explicit=False)["count"] == 1
+    assert run(app, "search_music", query="林遥", search_type="artist")["artists"][0]["tracks"] == 2
+    assert run(app, "search_music", query="", released_after=2022, released_before=2023)["count"] == 6
+    playlist = run(app, "create_playlist", name="Road trip", tracks=[{"title": "铜色月亮", "artist": "江辰"}, {"title": "Little Boat", "artist": "Jiang Chen"}])
+    assert playlist["id"] == "PL-3" and playlist["tracks"] == ["T-08", "T-14"]
+    assert error_kind(app, "create_playlist", name="road trip") == "playlist_exists"
+    assert error_kind(app, "create_playlist", name="Party", public=True, collaborative=True) == "collaborative_must_be_private"
+    assert error_kind(app, "create_playlist", name="Party", tracks=[{"title": "Copper Moon", "artist": "Lin Yao"}]) == "track_not_found"
+    added = run(app, "add_to_playlist", playlist="晨跑", tracks=[{"title": "Runway 27", "artist": "Volt Garden"}, {"title": "Velvet Engine", "artist": "Nova Reyes"}], position="top")
+    assert added["added"] == ["T-16"] and added["skipped_duplicates"] == ["T-10"] and added["tracks"][0] == "T-16"
+    playing = run(app, "start_playback", playlist="Rainy Sunday", repeat="playlist", volume_percent=25, device="living_room_speaker", crossfade_seconds=4.5, sleep_timer_minutes=45)
+    assert playing["now_playing"] == "T-06" and playing["volume_percent"] == 25
+    assert error_kind(app, "start_playback", playlist="Rainy Sunday", device="car") == "device_offline"
+    assert error_kind(app, "start_playback", playlist="Gym") == "playlist_not_found"
+
+
+def test_concerts() -> None:
+    app = fresh()
+    found = run(app, "search_concerts", city="上海", start_date="2024-11-08", end_date="2024-11-30")["concerts"]
+    assert [c["id"] for c in found] == ["CO-33", "CO-31"] and "stand_b" not in found[1]["zones"]
+    assert run(app, "search_concerts", city="Shanghai", start_date="2024-11-01", end_date="2024-12-31", max_price=400)["count"] == 3
+    assert error_kind(app, "search_concerts", city="Shanghai", start_date="2024-12-01", end_date="2024-11-01") == "invalid_range"
+    people = [{"name": "Wen Jia", "id_number": "310104199203154428"}, {"name": "Zhou Yan", "id_number": "31010519930722302X"}]
+    order = run(app, "buy_concert_tickets", artist="林遥", date="2024-11-23", zone="stand_a", attendees=people, insurance=True)
+    assert order["id"] == "CT-7711" and order["total"] == 2 * 880 + 40 and order["delivery"] == {"method": "e_ticket", "address": None}
+    assert error_kind(app, "buy_concert_tickets", artist="Lin Yao", date="2024-11-23", zone="stand_b", attendees=people[:1]) == "sold_out"
+    assert error_kind(app, "buy_concert_tickets", artist="Lin Yao", date="2024-11-23", zone="balcony", attendees=people[:1]) == "zone_not_offered"
+    assert error_kind(app, "buy_concert_tickets", artist="Lin Yao", date="2024-11-24", zone="vip", attendees=people[:1]) == "concert_not_found"
+    assert error_kind(app, "buy_concert_tickets", artist="Lin Yao", date="2024-11-23", zone="vip", attendees=[people[0], people[0]]) == "duplicate_attendee"
+    assert error_kind(app, "buy_concert_tickets", artist="Lin Yao", date="2024-11-23", zone="vip", attendees=people[:1], delivery={"method": "courier"}) == "address_required"
+    address = {"recipient": "Wen Jia", "phone": "13601722958", "city": "Shanghai", "street": "Room 502, 88 Wuding Road, Jing'an"}
+    assert error_kind(app, "buy_concert_tickets", artist="Lin Yao", date="2024-11-23", zone="vip", attendees=people[:1], delivery={"method": "e_ticket", "address": address}) == "address_not_needed"
+    courier = run(app, "buy_concert_tickets", artist="Clara Wendt", date="2024-12-01", zone="balcony", attendees=people[:1], delivery={"method": "courier", "address": address})
+    assert courier["fees"] == 15 and courier["total"] == 295
+
+
+def test_same_calls_same_state() -> None:
+    def script() -> dict[str, Any]:
+        app = fresh()
+        run(app, "book_movie_tickets", cinema="West Lake Cinema", movie="纸龙", start_time="2024-11-10T09:50", tickets=[{"seat": "D5", "ticket_type": "child"}])
+        run(app, "create_playlist", name="Focus", public=True)
+        return app.state
+
+    assert script() == script()

@@ -1,0 +1,294 @@
+"""The health sandbox: business rules and spec parity.
+
+These tests read the sandbox's own files (state.yaml, specs/health) so that a change to any of
+them that breaks the contract of docs/data-model.md fails here before `callbank exec`.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib.util
+import inspect
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
+
+from validator.sandbox.base import ApiError, Sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+SANDBOX_DIR = ROOT / "sandboxes" / "health"
+SPEC_DIR = ROOT / "specs" / "health"
+
+
+def _load_class() -> type[Sandbox]:
+    # sandboxes/ is not a package: load the module from its file, as the runtime does.
+    spec = importlib.util.spec_from_file_location("callbank_sandbox_health", SANDBOX_DIR / "sandbox.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.HealthSandbox
+
+
+HealthSandbox = _load_class()
+STATE: dict[str, Any] = yaml.safe_load((SANDBOX_DIR / "state.yaml").read_text(encoding="utf-8"))
+ALL_SPECS: dict[str, dict[str, Any]] = {
+    path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted(SPEC_DIR.glob("*.yaml"))
+}
+SPECS = {name: spec for name, spec in ALL_SPECS.items() if not spec.get("spec_only")}
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def deep_merge(base: Any, patch: Any) -> Any:
+    """Mappings merge key by key; anything else in the patch replaces the base value."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        merged = dict(base)
+        for key, value in patch.items():
+            merged[key] = deep_merge(base.get(key), value) if key in base else copy.deepcopy(value)
+        return merged
+    return copy.deepcopy(patch)
+
+
+def plain_schema(schema: Any) -> Any:
+    """A spec's schema with each bilingual description reduced to English, as rendering does."""
+    if isinstance(schema, dict):
+        return {
+            key: (value["en"] if key == "description" and isinstance(value, dict) and "en" in value else plain_schema(value))
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [plain_schema(item) for item in schema]
+    return schema
+
+
+def fresh(patch: dict[str, Any] | None = None) -> Sandbox:
+    state = copy.deepcopy(STATE)
+    if patch:
+        state["data"] = deep_merge(state["data"], patch)
+    return HealthSandbox(state)
+
+
+def run(sandbox: Sandbox, api: str, **args: Any) -> Any:
+    """Call one API with arguments its spec accepts; check the result, or that the error is declared."""
+    Draft202012Validator(plain_schema(SPECS[api]["parameters"])).validate(args)
+    try:
+        result = getattr(sandbox, api)(**copy.deepcopy(args))
+    except ApiError as error:
+        assert error.kind in SPECS[api].get("errors", {}), f"{api} raised undeclared error {error.kind}"
+        json.dumps(error.details)
+        raise
+    json.dumps(result)  # results are JSON data
+    Draft202012Validator(SPECS[api]["returns"]).validate(result)
+    return result
+
+
+def error_kind(sandbox: Sandbox, api: str, **args: Any) -> str:
+    before = copy.deepcopy(sandbox.state)
+    with pytest.raises(ApiError) as caught:
+        run(sandbox, api, **args)
+    assert sandbox.state == before, "a failed call changes nothing, not even a counter"
+    return caught.value.kind
+
+
+# ----------------------------------------------------------------------------- state and specs
+
+
+def test_state_shape() -> None:
+    assert STATE["sandbox"] == "health"
+    data = STATE["data"]
+    assert {"profile", "doctors", "appointments", "medication_reminders", "logs", "shares"} <= data.keys()
+    for rows, counter in [(STATE["data"]["appointments"], "appointment"), (STATE["data"]["medication_reminders"], "medication"), (STATE["data"]["logs"]["heart_rate"] + STATE["data"]["logs"]["blood_pressure"], "reading"), (STATE["data"]["logs"]["symptom_notes"], "note")]:
+        ids = [int(row["id"].split("-")[1]) for row in rows]
+        assert len(ids) == len(set(ids)), counter
+        assert max(ids) <= STATE["counters"][counter], f"counter {counter} would reissue an id"
+
+
+def test_every_method_has_a_spec_and_back() -> None:
+    assert HealthSandbox.name == "health"
+    assert sorted(SPECS) == HealthSandbox.api_names()
+    assert len(SPECS) >= 8
+    assert 1 <= len(ALL_SPECS) - len(SPECS) <= 2  # the distractors
+
+
+@pytest.mark.parametrize("api", sorted(SPECS))
+def test_spec_matches_signature(api: str) -> None:
+    spec = SPECS[api]
+    assert spec["name"] == api and spec["sandbox"] == "health" and spec["domain"].startswith("health.")
+    params = spec["parameters"]
+    required = set(params.get("required", []))
+    signature = inspect.signature(getattr(HealthSandbox, api))
+    keywords = {name: p for name, p in signature.parameters.items() if name != "self"}
+    assert set(keywords) == set(params["properties"])
+    for name, parameter in keywords.items():
+        assert parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+        has_default = parameter.default is not inspect.Parameter.empty
+        assert has_default == (name not in required), f"{api}.{name}: default iff not required"
+        if "default" in params["properties"][name]:
+            assert parameter.default == params["properties"][name]["default"]
+
+
+@pytest.mark.parametrize("api", sorted(ALL_SPECS))
+def test_spec_descriptions_bilingual_at_every_depth(api: str) -> None:
+    def walk(schema: dict[str, Any], where: str) -> None:
+        assert set(schema["description"]) == {"en", "zh"}, where
+        assert re.search(r"[\u4e00-\u9fff]", schema["description"]["zh"]), f"{where}: zh is not Chinese"
+        assert not re.search(r"[\u4e00-\u9fff]", schema["description"]["en"]), f"{where}: en has Chinese"
+        for name, child in schema.get("properties", {}).items():
+            walk(child, f"{where}.{name}")
+        if "items" in schema:
+            walk(schema["items"], f"{where}[]")
+        if schema.get("type") == "array":
+            assert "items" in schema, where
+
+    spec = ALL_SPECS[api]
+    assert set(spec["description"]) == {"en", "zh"}
+    for name, prop in spec["parameters"]["properties"].items():
+        walk(prop, f"{api}.{name}")
+
+
+def test_method_names_do_not_shadow_the_base_class() -> None:
+    assert not set(HealthSandbox.api_names()) & set(vars(Sandbox))
+
+
+def test_no_nondeterministic_sources() -> None:
+    tree = ast.parse((SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8"))
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
+    }
+    assert imported <= {"__future__", "copy", "datetime", "typing", "validator"}
+    source = (SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8")
+    for forbidden in ("datetime.now(", "datetime.today(", "date.today(", "open(", "utcnow("):
+        assert forbidden not in source
+
+
+# ----------------------------------------------------------------------------- business rules
+
+
+def test_doctor_search_and_slots() -> None:
+    app = fresh()
+    found = run(app, "search_doctors", department="cardiology", date="2024-10-17")["doctors"]
+    assert [d["id"] for d in found] == ["DR-102"]
+    assert "14:00" not in found[0]["free_slots"] and found[0]["free_slots"][0] == "13:30"
+    assert run(app, "search_doctors", department="dermatology", accepts_insurance=True)["count"] == 0
+    assert run(app, "search_doctors", department="psychiatry", language="english", visit_type="video")["count"] == 1
+    today = run(app, "search_doctors", department="general_practice", date="2024-10-14")["doctors"][0]["free_slots"]
+    assert today[0] == "09:00"  # 08:30 now: earlier slots are gone
+
+
+def test_booking_rules() -> None:
+    app = fresh()
+    booked = run(
+        app, "book_doctor_appointment", doctor="Dr. Fang Yu", date="2024-10-15", time="10:30", visit_type="video",
+        first_visit=True, use_insurance=True, symptoms=["cough", "fatigue"], reminder_minutes_before=30,
+    )
+    assert booked["id"] == "AP-2004" and booked["doctor_id"] == "DR-101"
+    assert run(app, "book_doctor_appointment", doctor="马睿医生", date="2024-10-19", time="09:00", visit_type="phone")["doctor"] == "Ma Rui"
+    assert error_kind(app, "book_doctor_appointment", doctor="Dr. Who", date="2024-10-15", time="10:00", visit_type="video") == "doctor_not_found"
+    assert error_kind(app, "book_doctor_appointment", doctor="Helen Zhou", date="2024-10-17", time="14:00", visit_type="in_person") == "slot_taken"
+    assert error_kind(app, "book_doctor_appointment", doctor="Helen Zhou", date="2024-10-16", time="14:00", visit_type="in_person") == "outside_hours"
+    assert error_kind(app, "book_doctor_appointment", doctor="Helen Zhou", date="2024-10-17", time="15:00", visit_type="video") == "visit_type_not_offered"
+    assert error_kind(app, "book_doctor_appointment", doctor="Lin Qiao", date="2024-10-16", time="11:00", visit_type="in_person", use_insurance=True) == "insurance_not_accepted"
+    assert error_kind(app, "book_doctor_appointment", doctor="Fang Yu", date="2024-10-14", time="08:00", visit_type="video") == "time_in_past"
+    assert error_kind(app, "book_doctor_appointment", doctor="Fang Yu", date="2024-02-30", time="10:00", visit_type="video") == "invalid_time"
+    assert error_kind(app, "book_doctor_appointment", doctor="Kong Lei", date="2024-10-15", time="10:30", visit_type="phone") == "outside_hours"
+    assert error_kind(app, "book_doctor_appointment", doctor="Song Jia", date="2024-10-15", time="10:30", visit_type="in_person") == "double_booked"
+
+
+def test_cancel_rules() -> None:
+    app = fresh()
+    assert run(app, "cancel_doctor_appointment", appointment_id="AP-2001", reason="feeling_better")["status"] == "cancelled"
+    assert error_kind(app, "cancel_doctor_appointment", appointment_id="AP-2001") == "not_cancellable"
+    assert error_kind(app, "cancel_doctor_appointment", appointment_id="AP-9") == "appointment_not_found"
+    late = fresh()
+    late.state["clock"] = "2024-10-17T12:30:00+08:00"
+    assert error_kind(late, "cancel_doctor_appointment", appointment_id="AP-2001") == "too_late_to_cancel"
+    assert run(app, "list_doctor_appointments", status="all")["count"] == 3
+    assert run(app, "list_doctor_appointments")["count"] == 0
+
+
+def test_medication_reminders() -> None:
+    app = fresh()
+    reminder = run(
+        app, "add_medication_reminder", medication="Amoxicillin", dosage={"amount": 500, "unit": "mg"},
+        schedule={"times": ["20:00", "08:00", "14:00"], "meal_timing": "after_meal"}, start_date="2024-10-14", end_date="2024-10-20",
+    )
+    assert reminder["id"] == "MR-13" and reminder["schedule"]["times"] == ["08:00", "14:00", "20:00"]
+    assert reminder["schedule"]["days"] == ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+    base = {"dosage": {"amount": 1, "unit": "tablet"}, "schedule": {"times": ["08:00"]}}
+    assert error_kind(app, "add_medication_reminder", medication="metformin", start_date="2024-10-15", **base) == "duplicate_reminder"
+    assert error_kind(app, "add_medication_reminder", medication="X", start_date="2024-10-13", **base) == "start_in_past"
+    assert error_kind(app, "add_medication_reminder", medication="X", start_date="2024-10-15", end_date="2024-10-14", **base) == "end_before_start"
+    assert error_kind(app, "add_medication_reminder", medication="X", start_date="2024-10-15", refill_alert={"pills_remaining": 3, "alert_below": 5}, **base) == "refill_already_due"
+    paused = run(app, "pause_medication_reminder", reminder_id="MR-11", paused=True, resume_on="2024-10-21")
+    assert paused["paused"] is True and paused["resume_on"] == "2024-10-21"
+    assert run(app, "list_medication_reminders", include_paused=False)["count"] == 2
+    assert error_kind(app, "pause_medication_reminder", reminder_id="MR-11", paused=False, resume_on="2024-10-21") == "resume_needs_pause"
+    assert error_kind(app, "pause_medication_reminder", reminder_id="MR-12", paused=True, resume_on="2024-10-14") == "resume_in_past"
+    assert run(app, "pause_medication_reminder", reminder_id="MR-11", paused=False)["resume_on"] is None
+    assert error_kind(app, "pause_medication_reminder", reminder_id="MR-99", paused=True) == "reminder_not_found"
+
+
+def test_tracking() -> None:
+    app = fresh()
+    day = run(app, "log_activity", date="2024-10-13", steps=10250, distance_km=7.6, workout={"type": "cycling", "duration_minutes": 45})
+    assert day["replaced"] is True and day["goal_met"] is True
+    assert error_kind(app, "log_activity", date="2024-10-15", steps=100) == "date_in_future"
+    night = run(app, "log_sleep", date="2024-10-14", bedtime="23:15", wake_time="06:45", quality="fair", awakenings=2)
+    assert night["hours"] == 7.5 and night["replaced"] is False
+    assert error_kind(app, "log_sleep", date="2024-10-14", bedtime="07:00", wake_time="07:00", quality="poor") == "invalid_time"
+    hr = run(app, "log_heart_rate", bpm=108, measured_at="2024-10-14T08:10")
+    assert hr["id"] == "HR-541" and hr["see_doctor_hint"] is True
+    assert run(app, "log_heart_rate", bpm=150, measured_at="2024-10-14T07:00", context="exercise")["see_doctor_hint"] is False
+    assert error_kind(app, "log_heart_rate", bpm=70, measured_at="2024-10-14T09:00") == "time_in_future"
+    bp = run(app, "log_blood_pressure", systolic=142, diastolic=88, measured_at="2024-10-14T07:30", pulse=71, arm="right")
+    assert bp["category"] == "stage_2" and bp["id"] == "BP-543"
+    assert error_kind(app, "log_blood_pressure", systolic=80, diastolic=90, measured_at="2024-10-14T07:30") == "invalid_reading"
+
+
+def test_symptom_notes() -> None:
+    app = fresh()
+    note = run(app, "add_symptom_note", symptoms=[{"name": "headache", "severity": 6}, {"name": "nausea", "severity": 3}], body_temperature_c=37.8, share_with_doctor=True)
+    assert note["fever"] is True and note["shared_with_appointment"] == "AP-2001"
+    assert app.data["appointments"][0]["shared_notes"] == ["SN-32"]
+    assert error_kind(app, "add_symptom_note", symptoms=[{"name": "Cough", "severity": 2}, {"name": "cough", "severity": 4}]) == "duplicate_symptom"
+    none_upcoming = fresh({"appointments": []})
+    assert error_kind(none_upcoming, "add_symptom_note", symptoms=[{"name": "cough", "severity": 2}], share_with_doctor=True) == "no_upcoming_appointment"
+
+
+def test_summary_and_sharing() -> None:
+    app = fresh()
+    summary = run(app, "get_health_summary", start_date="2024-10-07", end_date="2024-10-13", metrics=["steps", "sleep", "heart_rate", "blood_pressure", "symptoms"])["summary"]
+    assert summary["steps"] == {"days_logged": 7, "total": 62628, "daily_average": 8947}
+    assert summary["heart_rate"]["resting_average"] == 62 and summary["blood_pressure"]["average"] == "121/79"
+    assert error_kind(app, "get_health_summary", start_date="2024-10-13", end_date="2024-10-07", metrics=["steps"]) == "invalid_range"
+    assert error_kind(app, "get_health_summary", start_date="2024-01-01", end_date="2024-10-07", metrics=["steps"]) == "invalid_range"
+    shared = run(
+        app, "share_health_report", recipient={"name": "Dr. Helen Zhou", "email": "h.zhou@eastlake.example", "role": "doctor"},
+        report={"metrics": ["blood_pressure", "heart_rate"], "period": {"start_date": "2024-10-01", "end_date": "2024-10-13"}},
+        include_symptom_notes=True, expires_in_days=3,
+    )
+    assert shared["id"] == "SH-8" and shared["metrics"] == ["blood_pressure", "heart_rate", "symptoms"]
+    assert shared["expires_on"] == "2024-10-17" and shared["format"] == "pdf"
+    future = {"metrics": ["steps"], "period": {"start_date": "2024-10-01", "end_date": "2024-10-20"}}
+    assert error_kind(app, "share_health_report", recipient={"name": "Mum", "email": "mum@mail.example", "role": "family"}, report=future) == "date_in_future"
+
+
+def test_same_calls_same_state() -> None:
+    def script() -> dict[str, Any]:
+        app = fresh()
+        run(app, "book_doctor_appointment", doctor="Deng Wei", date="2024-10-16", time="09:30", visit_type="video")
+        run(app, "log_heart_rate", bpm=72, measured_at="2024-10-14T08:00")
+        run(app, "add_symptom_note", symptoms=[{"name": "dizziness", "severity": 4}])
+        return app.state
+
+    assert script() == script()

@@ -1,0 +1,345 @@
+"""The maps sandbox: business rules, determinism and spec ↔ method parity.
+
+These tests read the sandbox's own files (state.yaml, specs/maps) so that a change to any of
+them that breaks the contract of docs/data-model.md fails here before `callbank exec`.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib.util
+import inspect
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
+
+from validator.sandbox.base import ApiError, Sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+SANDBOX_DIR = ROOT / "sandboxes" / "maps"
+SPEC_DIR = ROOT / "specs" / "maps"
+
+
+def _load_class() -> type[Sandbox]:
+    # sandboxes/ is not a package: load the module from its file, as the runtime does.
+    spec = importlib.util.spec_from_file_location("callbank_sandbox_maps", SANDBOX_DIR / "sandbox.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.MapsSandbox
+
+
+MapsSandbox = _load_class()
+STATE: dict[str, Any] = yaml.safe_load((SANDBOX_DIR / "state.yaml").read_text(encoding="utf-8"))
+ALL_SPECS: dict[str, dict[str, Any]] = {
+    path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted(SPEC_DIR.glob("*.yaml"))
+}
+SPECS = {name: spec for name, spec in ALL_SPECS.items() if not spec.get("spec_only")}
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def deep_merge(base: Any, patch: Any) -> Any:
+    if isinstance(base, dict) and isinstance(patch, dict):
+        merged = dict(base)
+        for key, value in patch.items():
+            merged[key] = deep_merge(base[key], value) if key in base else copy.deepcopy(value)
+        return merged
+    return copy.deepcopy(patch)
+
+
+def fresh(patch: dict[str, Any] | None = None, clock: str | None = None) -> Sandbox:
+    state = copy.deepcopy(STATE)
+    if patch:
+        state["data"] = deep_merge(state["data"], patch)
+    if clock:
+        state["clock"] = clock
+    return MapsSandbox(state)
+
+
+def plain_schema(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {
+            key: (value["en"] if key == "description" and isinstance(value, dict) else plain_schema(value))
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [plain_schema(item) for item in schema]
+    return schema
+
+
+def run(sandbox: Sandbox, api: str, **args: Any) -> Any:
+    """Call one API with valid arguments; check the result against its spec's returns."""
+    Draft202012Validator(plain_schema(SPECS[api]["parameters"])).validate(args)
+    try:
+        result = getattr(sandbox, api)(**args)
+    except ApiError as error:
+        assert error.kind in SPECS[api].get("errors", {}), f"{api} raised undeclared error {error.kind}"
+        json.dumps(error.details)
+        raise
+    json.dumps(result)
+    Draft202012Validator(SPECS[api]["returns"]).validate(result)
+    return result
+
+
+def error_kind(sandbox: Sandbox, api: str, **args: Any) -> str:
+    before = copy.deepcopy(sandbox.state)
+    with pytest.raises(ApiError) as caught:
+        run(sandbox, api, **args)
+    assert sandbox.state == before, "a failed call changes nothing"
+    return caught.value.kind
+
+
+# ----------------------------------------------------------------------------- state and specs
+
+
+def test_state_shape() -> None:
+    assert STATE["sandbox"] == "maps"
+    data = STATE["data"]
+    assert {"settings", "places", "saved_places", "roads"} <= data.keys()
+    for pid, place in data["places"].items():
+        assert re.fullmatch(r"PL-[0-9]+", pid)
+        assert re.search(r"[\u4e00-\u9fff]", place["name_zh"]), pid
+        assert re.fullmatch(r"\d\d:\d\d-\d\d:\d\d", place["hours"]), pid
+    ids = [int(s.split("-")[1]) for s in data["saved_places"]]
+    assert max(ids) <= STATE["counters"]["saved_place"]
+    for saved in data["saved_places"].values():
+        assert saved["place_id"] in data["places"]
+    # every name and alias resolves to exactly one place
+    labels = [n.casefold() for p in data["places"].values() for n in [p["name"], p["name_zh"], *p["aliases"]]]
+    assert len(labels) == len(set(labels))
+
+
+def test_every_method_has_a_spec_and_back() -> None:
+    assert MapsSandbox.name == "maps"
+    assert sorted(SPECS) == MapsSandbox.api_names()
+    assert len(SPECS) >= 9
+    for spec in ALL_SPECS.values():
+        if spec.get("spec_only"):
+            assert "sandbox" not in spec and spec["name"] not in MapsSandbox.api_names()
+
+
+@pytest.mark.parametrize("api", sorted(SPECS))
+def test_spec_matches_signature(api: str) -> None:
+    spec = SPECS[api]
+    assert spec["name"] == api and spec["sandbox"] == "maps" and spec["domain"].startswith("maps.")
+    params = spec["parameters"]
+    required = set(params.get("required", []))
+    signature = inspect.signature(getattr(MapsSandbox, api))
+    keywords = {name: p for name, p in signature.parameters.items() if name != "self"}
+    assert set(keywords) == set(params["properties"])
+    for name, parameter in keywords.items():
+        has_default = parameter.default is not inspect.Parameter.empty
+        assert has_default == (name not in required), f"{api}.{name}: default iff not required"
+        if "default" in params["properties"][name]:
+            assert parameter.default == params["properties"][name]["default"]
+
+
+@pytest.mark.parametrize("api", sorted(ALL_SPECS))
+def test_spec_descriptions_bilingual_at_every_depth(api: str) -> None:
+    def walk(schema: dict[str, Any], where: str) -> None:
+        assert set(schema["description"]) == {"en", "zh"}, where
+        assert re.search(r"[\u4e00-\u9fff]", schema["description"]["zh"]), f"{where}: zh is not Chinese"
+        for name, child in schema.get("properties", {}).items():
+            walk(child, f"{where}.{name}")
+        if "items" in schema:
+            walk(schema["items"], f"{where}[]")
+
+    spec = ALL_SPECS[api]
+    assert set(spec["description"]) == {"en", "zh"}
+    for name, prop in spec["parameters"]["properties"].items():
+        walk(prop, f"{api}.{name}")
+    for kind, message in spec.get("errors", {}).items():
+        assert set(message) == {"en", "zh"}, kind
+
+
+def test_no_nondeterministic_sources() -> None:
+    source = (SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
+    }
+    assert imported <= {"__future__", "copy", "datetime", "math", "typing", "validator"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            assert node.func.id not in {"open", "input", "eval", "exec", "__import__", "hash", "id"}, node.lineno
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            assert node.func.attr not in {"now", "today", "utcnow", "fromtimestamp"} or (
+                isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
+            ), node.lineno
+
+
+# ----------------------------------------------------------------------------- places
+
+
+def test_locations_resolve_in_both_languages() -> None:
+    sandbox = fresh()
+    en = run(sandbox, "plan_route", origin="Home", destination="Hangzhou East Railway Station", mode="transit")
+    zh = run(sandbox, "plan_route", origin="家", destination="杭州东站", mode="transit")
+    by_id = run(sandbox, "plan_route", origin="PL-109", destination="PL-103", mode="transit")
+    assert en == zh == by_id
+    assert en["origin"]["place_id"] == "PL-109" and en["destination"]["place_id"] == "PL-103"
+    assert run(sandbox, "plan_route", origin="hangzhou east station", destination="work")["destination"]["name"] == "Hengxin Tower"
+
+
+def test_ambiguous_and_unknown_places_are_errors() -> None:
+    sandbox = fresh()
+    assert error_kind(sandbox, "plan_route", origin="Hangzhou", destination="West Lake") == "ambiguous_place"
+    assert error_kind(sandbox, "plan_route", origin="Atlantis", destination="West Lake") == "place_not_found"
+    assert error_kind(sandbox, "plan_route", origin="West Lake", destination="西湖") == "same_place"
+    with pytest.raises(ApiError) as caught:
+        run(sandbox, "search_nearby", location="Station")
+    assert len(caught.value.details["candidates"]) >= 2
+
+
+def test_geocode_ranks_exact_names_first() -> None:
+    sandbox = fresh()
+    result = run(sandbox, "geocode_place", query="西湖")
+    assert result["results"][0]["place_id"] == "PL-101"
+    assert run(sandbox, "geocode_place", query="Wensan Road", limit=10)["count"] >= 5
+    assert run(sandbox, "geocode_place", query="Mars")["count"] == 0
+    assert error_kind(sandbox, "geocode_place", query="  ") == "empty_query"
+
+
+def test_reverse_geocode() -> None:
+    sandbox = fresh()
+    near = run(sandbox, "reverse_geocode", latitude=30.2612, longitude=120.1655)
+    assert near["place"]["place_id"] == "PL-801" and near["distance_m"] == 50
+    assert error_kind(sandbox, "reverse_geocode", latitude=31.23, longitude=121.47) == "no_place_nearby"
+
+
+def test_search_nearby_filters_and_orders() -> None:
+    sandbox = fresh()
+    cafes = run(sandbox, "search_nearby", location="Home", category="cafe", radius_m=2000)
+    assert [r["place_id"] for r in cafes["results"]] == ["PL-302"]
+    food = run(sandbox, "search_nearby", location="West Lake", category="restaurant", radius_m=5000)
+    distances = [r["distance_m"] for r in food["results"]]
+    assert distances == sorted(distances) and all(d <= 5000 for d in distances)
+    best = run(sandbox, "search_nearby", location="West Lake", category="restaurant", radius_m=5000, sort_by="rating")
+    ratings = [r["rating"] for r in best["results"]]
+    assert ratings == sorted(ratings, reverse=True)
+    # 10:00: the congee shop (06:00-10:30) is open, the barbecue (17:00-02:00) is not
+    everything = run(sandbox, "search_nearby", location="Wulin Square", category="restaurant", radius_m=20000, limit=20)
+    state = {r["place_id"]: r["open_now"] for r in everything["results"]}
+    assert state["PL-206"] is True and state["PL-204"] is False
+    open_only = run(sandbox, "search_nearby", location="Wulin Square", category="restaurant", radius_m=20000, open_now=True, limit=20)
+    assert "PL-204" not in [r["place_id"] for r in open_only["results"]]
+    late = fresh(clock="2024-07-15T23:30:00+08:00")
+    assert run(late, "get_place_details", place_id="PL-204")["open_now"] is True  # open past midnight
+    keyword = run(sandbox, "search_nearby", location="Hangzhou East Railway Station", keyword="咖啡")
+    assert [r["place_id"] for r in keyword["results"]] == ["PL-303"]
+
+
+def test_place_details() -> None:
+    sandbox = fresh()
+    details = run(sandbox, "get_place_details", place_id="PL-107")
+    assert details["hours"] == "09:00-17:00" and details["open_now"] is True
+    assert error_kind(sandbox, "get_place_details", place_id="PL-999") == "place_not_found"
+
+
+# ----------------------------------------------------------------------------- routes
+
+
+def test_route_modes_and_numbers() -> None:
+    sandbox = fresh()
+    routes = {mode: run(sandbox, "plan_route", origin="Home", destination="Work", mode=mode) for mode in ("driving", "walking", "cycling", "transit")}
+    assert routes["driving"]["distance_km"] == 14.0 and routes["driving"]["duration_min"] == 32
+    assert routes["driving"]["toll_cny"] == 0.0 and routes["driving"]["fare_cny"] is None
+    assert routes["transit"]["fare_cny"] == 5.0 and routes["transit"]["toll_cny"] is None
+    assert routes["walking"]["duration_min"] > routes["cycling"]["duration_min"] > routes["driving"]["duration_min"]
+    assert routes["driving"]["depart_at"] == "2024-07-15T10:00" and routes["driving"]["arrive_at"] == "2024-07-15T10:32"
+
+
+def test_tolls_and_limits() -> None:
+    sandbox = fresh()
+    fast = run(sandbox, "plan_route", origin="West Lake", destination="Xiaoshan Airport")
+    slow = run(sandbox, "plan_route", origin="West Lake", destination="Xiaoshan Airport", avoid_tolls=True)
+    assert fast["toll_cny"] == 10.0 and slow["toll_cny"] == 0.0
+    assert slow["distance_km"] > fast["distance_km"] and slow["duration_min"] > fast["duration_min"]
+    assert error_kind(sandbox, "plan_route", origin="West Lake", destination="Xiaoshan Airport", mode="walking") == "route_too_long"
+    night = fresh(clock="2024-07-15T23:10:00+08:00")
+    assert error_kind(night, "plan_route", origin="Home", destination="Work", mode="transit") == "no_transit_service"
+
+
+def test_waypoints_add_up() -> None:
+    sandbox = fresh()
+    direct = run(sandbox, "plan_route", origin="Home", destination="Wulin Square")
+    via = run(sandbox, "plan_route", origin="Home", destination="Wulin Square", waypoints=["Slow Bean Roastery"])
+    assert [w["place_id"] for w in via["waypoints"]] == ["PL-302"]
+    assert via["distance_km"] >= direct["distance_km"]
+    assert error_kind(sandbox, "plan_route", origin="Home", destination="Work", waypoints=["Home"]) == "same_place"
+
+
+def test_travel_time_depends_on_the_hour() -> None:
+    sandbox = fresh()
+    rush = run(sandbox, "estimate_travel_time", origin="Home", destination="Work", depart_at="2024-07-16T08:00")
+    calm = run(sandbox, "estimate_travel_time", origin="Home", destination="Work", depart_at="2024-07-16T11:00")
+    weekend = run(sandbox, "estimate_travel_time", origin="Home", destination="Work", depart_at="2024-07-20T08:00")
+    assert rush["rush_hour"] is True and calm["rush_hour"] is False and weekend["rush_hour"] is False
+    assert rush["duration_min"] > calm["duration_min"]
+    assert rush["duration_min"] > weekend["duration_min"]
+    deadline = run(sandbox, "estimate_travel_time", origin="Home", destination="萧山机场", arrive_by="2024-07-15T18:00")
+    assert "2024-07-15T17:50" <= deadline["arrive_at"] <= "2024-07-15T18:00" and deadline["rush_hour"] is True
+    now = run(sandbox, "estimate_travel_time", origin="Home", destination="Work")
+    assert now["depart_at"] == "2024-07-15T10:00"
+
+
+def test_travel_time_errors() -> None:
+    sandbox = fresh()
+    both = {"depart_at": "2024-07-16T08:00", "arrive_by": "2024-07-16T09:00"}
+    assert error_kind(sandbox, "estimate_travel_time", origin="Home", destination="Work", **both) == "conflicting_times"
+    assert error_kind(sandbox, "estimate_travel_time", origin="Home", destination="Work", depart_at="2024-07-14T08:00") == "time_in_past"
+    assert error_kind(sandbox, "estimate_travel_time", origin="Home", destination="Work", depart_at="2024-02-30T08:00") == "invalid_time"
+    assert error_kind(sandbox, "estimate_travel_time", origin="Home", destination="Xiaoshan Airport", arrive_by="2024-07-15T10:20") == "cannot_arrive_in_time"
+    assert error_kind(sandbox, "estimate_travel_time", origin="Home", destination="Work", mode="transit", depart_at="2024-07-16T05:00") == "no_transit_service"
+
+
+# ----------------------------------------------------------------------------- traffic and saved places
+
+
+def test_traffic() -> None:
+    sandbox = fresh()
+    everything = run(sandbox, "get_traffic")
+    levels = [r["level"] for r in everything["roads"]]
+    assert levels[0] == "congested" and levels[-1] == "smooth"
+    one = run(sandbox, "get_traffic", road="天目山路")
+    assert [r["road_id"] for r in one["roads"]] == ["R-3"] and one["roads"][0]["incidents"]
+    assert run(sandbox, "get_traffic", road="yan'an road")["roads"][0]["level"] == "slow"
+    assert error_kind(sandbox, "get_traffic", road="Route 66") == "road_not_found"
+
+
+def test_saved_places_lifecycle() -> None:
+    sandbox = fresh()
+    assert [s["label"] for s in run(sandbox, "list_saved_places")["saved_places"]] == ["Home", "Work", "Gym"]
+    saved = run(sandbox, "save_place", place_id="PL-302", label="Coffee")
+    assert saved["saved_id"] == "SP-4"
+    assert run(sandbox, "plan_route", origin="Home", destination="coffee")["destination"]["place_id"] == "PL-302"
+    assert error_kind(sandbox, "save_place", place_id="PL-301", label="COFFEE") == "label_taken"
+    assert error_kind(sandbox, "save_place", place_id="PL-301", label="家") == "label_taken"
+    assert error_kind(sandbox, "save_place", place_id="PL-999", label="X") == "place_not_found"
+    assert run(sandbox, "remove_saved_place", label="健身房")["removed"] == "SP-3"
+    assert error_kind(sandbox, "remove_saved_place", label="Gym") == "saved_place_not_found"
+
+
+def test_ids_and_results_are_deterministic() -> None:
+    def script() -> tuple[list[Any], dict[str, Any]]:
+        sandbox = fresh()
+        out = [
+            run(sandbox, "save_place", place_id="PL-203", label="Date night"),
+            run(sandbox, "plan_route", origin="Date night", destination="Broken Bridge", mode="walking"),
+            run(sandbox, "estimate_travel_time", origin="Work", destination="Hangzhou Railway Station", mode="transit", depart_at="2024-07-16T18:10"),
+            run(sandbox, "search_nearby", location="Lakeview Hotel", radius_m=800, limit=20),
+        ]
+        return out, sandbox.state
+
+    assert script() == script()

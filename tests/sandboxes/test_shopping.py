@@ -1,0 +1,350 @@
+"""The shopping sandbox: business rules, determinism and spec ↔ method parity.
+
+These tests read the sandbox's own files (state.yaml, specs/shopping) so that a change to any of
+them that breaks the contract of docs/data-model.md fails here before `callbank exec`.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib.util
+import inspect
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
+
+from validator.sandbox.base import ApiError, Sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+SANDBOX_DIR = ROOT / "sandboxes" / "shopping"
+SPEC_DIR = ROOT / "specs" / "shopping"
+
+
+def _load_class() -> type[Sandbox]:
+    # sandboxes/ is not a package: load the module from its file, as the runtime does.
+    spec = importlib.util.spec_from_file_location("callbank_sandbox_shopping", SANDBOX_DIR / "sandbox.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.ShoppingSandbox
+
+
+ShoppingSandbox = _load_class()
+STATE: dict[str, Any] = yaml.safe_load((SANDBOX_DIR / "state.yaml").read_text(encoding="utf-8"))
+ALL_SPECS: dict[str, dict[str, Any]] = {
+    path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted(SPEC_DIR.glob("*.yaml"))
+}
+SPECS = {name: spec for name, spec in ALL_SPECS.items() if not spec.get("spec_only")}
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def deep_merge(base: Any, patch: Any) -> Any:
+    if isinstance(base, dict) and isinstance(patch, dict):
+        merged = dict(base)
+        for key, value in patch.items():
+            merged[key] = deep_merge(base[key], value) if key in base else copy.deepcopy(value)
+        return merged
+    return copy.deepcopy(patch)
+
+
+def fresh(patch: dict[str, Any] | None = None, clock: str | None = None) -> Sandbox:
+    state = copy.deepcopy(STATE)
+    if patch:
+        state["data"] = deep_merge(state["data"], patch)
+    if clock:
+        state["clock"] = clock
+    return ShoppingSandbox(state)
+
+
+def plain_schema(schema: Any) -> Any:
+    if isinstance(schema, dict):
+        return {
+            key: (value["en"] if key == "description" and isinstance(value, dict) else plain_schema(value))
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [plain_schema(item) for item in schema]
+    return schema
+
+
+def run(sandbox: Sandbox, api: str, **args: Any) -> Any:
+    """Call one API with valid arguments; check the result against its spec's returns."""
+    Draft202012Validator(plain_schema(SPECS[api]["parameters"])).validate(args)
+    try:
+        result = getattr(sandbox, api)(**args)
+    except ApiError as error:
+        assert error.kind in SPECS[api].get("errors", {}), f"{api} raised undeclared error {error.kind}"
+        json.dumps(error.details)
+        raise
+    json.dumps(result)
+    Draft202012Validator(SPECS[api]["returns"]).validate(result)
+    return result
+
+
+def error_kind(sandbox: Sandbox, api: str, **args: Any) -> str:
+    before = copy.deepcopy(sandbox.state)
+    with pytest.raises(ApiError) as caught:
+        run(sandbox, api, **args)
+    assert sandbox.state == before, "a failed call changes nothing"
+    return caught.value.kind
+
+
+# ----------------------------------------------------------------------------- state and specs
+
+
+def test_state_shape() -> None:
+    assert STATE["sandbox"] == "shopping"
+    data = STATE["data"]
+    assert {"settings", "account", "coupons", "products", "cart", "orders", "returns"} <= data.keys()
+    for pid, product in data["products"].items():
+        assert re.fullmatch(r"SKU-[0-9]+", pid)
+        assert re.search(r"[\u4e00-\u9fff]", product["name_zh"]), pid
+        assert all(isinstance(code, str) for code in product["variants"]), pid
+    for oid, order in data["orders"].items():
+        assert int(oid.split("-")[1]) <= STATE["counters"]["order"]
+        cents = sum(round(i["price"] * 100) * i["quantity"] for i in order["items"])
+        assert cents == round(order["subtotal"] * 100), oid
+        assert round((order["subtotal"] - order["discount"] + order["shipping_fee"]) * 100) == round(order["total"] * 100), oid
+        assert order["address_id"] in data["account"]["addresses"]
+    for line in data["cart"]:
+        assert line["product_id"] in data["products"]
+
+
+def test_every_method_has_a_spec_and_back() -> None:
+    assert ShoppingSandbox.name == "shopping"
+    assert sorted(SPECS) == ShoppingSandbox.api_names()
+    assert len(SPECS) >= 9
+    for spec in ALL_SPECS.values():
+        if spec.get("spec_only"):
+            assert "sandbox" not in spec and spec["name"] not in ShoppingSandbox.api_names()
+
+
+@pytest.mark.parametrize("api", sorted(SPECS))
+def test_spec_matches_signature(api: str) -> None:
+    spec = SPECS[api]
+    assert spec["name"] == api and spec["sandbox"] == "shopping" and spec["domain"].startswith("shopping.")
+    params = spec["parameters"]
+    required = set(params.get("required", []))
+    signature = inspect.signature(getattr(ShoppingSandbox, api))
+    keywords = {name: p for name, p in signature.parameters.items() if name != "self"}
+    assert set(keywords) == set(params["properties"])
+    for name, parameter in keywords.items():
+        has_default = parameter.default is not inspect.Parameter.empty
+        assert has_default == (name not in required), f"{api}.{name}: default iff not required"
+        if "default" in params["properties"][name]:
+            assert parameter.default == params["properties"][name]["default"]
+
+
+@pytest.mark.parametrize("api", sorted(ALL_SPECS))
+def test_spec_descriptions_bilingual_at_every_depth(api: str) -> None:
+    def walk(schema: dict[str, Any], where: str) -> None:
+        assert set(schema["description"]) == {"en", "zh"}, where
+        assert re.search(r"[\u4e00-\u9fff]", schema["description"]["zh"]), f"{where}: zh is not Chinese"
+        for name, child in schema.get("properties", {}).items():
+            walk(child, f"{where}.{name}")
+        if "items" in schema:
+            walk(schema["items"], f"{where}[]")
+
+    spec = ALL_SPECS[api]
+    assert set(spec["description"]) == {"en", "zh"}
+    for name, prop in spec["parameters"]["properties"].items():
+        walk(prop, f"{api}.{name}")
+    for kind, message in spec.get("errors", {}).items():
+        assert set(message) == {"en", "zh"}, kind
+
+
+def test_no_nondeterministic_sources() -> None:
+    source = (SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8")
+    tree = ast.parse(source)
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
+    }
+    assert imported <= {"__future__", "copy", "datetime", "typing", "validator"}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+            assert node.func.id not in {"open", "input", "eval", "exec", "__import__", "hash", "id"}, node.lineno
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            assert node.func.attr not in {"now", "today", "utcnow", "fromtimestamp"} or (
+                isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
+            ), node.lineno
+
+
+# ----------------------------------------------------------------------------- catalogue
+
+
+def test_search_in_both_languages() -> None:
+    sandbox = fresh()
+    assert [r["product_id"] for r in run(sandbox, "search_products", query="降噪耳机")["results"]] == ["SKU-1001"]
+    assert [r["product_id"] for r in run(sandbox, "search_products", query="noise-cancelling earbuds")["results"]] == ["SKU-1001"]
+    both = run(sandbox, "search_products", query="蓝牙耳机")
+    assert {r["product_id"] for r in both["results"]} == {"SKU-1001", "SKU-1002"}
+    assert run(sandbox, "search_products", query="air fryers")["results"][0]["product_id"] == "SKU-2001"
+    # a Chinese phrase is covered by pieces of the product text: 龙井 + 茶 (as in 绿茶)
+    assert [r["product_id"] for r in run(sandbox, "search_products", query="龙井茶")["results"]] == ["SKU-6001"]
+    assert run(sandbox, "search_products", query="红色键盘")["count"] == 0  # no piece covers 红色
+    assert run(sandbox, "search_products", query="flying carpet")["count"] == 0
+
+
+def test_search_filters_and_sorting() -> None:
+    sandbox = fresh()
+    cheap = run(sandbox, "search_products", query="earbuds", max_price=300)
+    assert [r["product_id"] for r in cheap["results"]] == ["SKU-1002"]
+    kitchen = run(sandbox, "search_products", category="kitchen", sort_by="price_asc")
+    prices = [r["price"] for r in kitchen["results"]]
+    assert prices == sorted(prices) and len(prices) == 3
+    rated = run(sandbox, "search_products", category="sports", min_rating=4.6, sort_by="rating")
+    assert [r["rating"] for r in rated["results"]] == sorted((r["rating"] for r in rated["results"]), reverse=True)
+    assert all(r["rating"] >= 4.6 for r in rated["results"])
+    assert "SKU-2004" not in [r["product_id"] for r in run(sandbox, "search_products", query="vacuum", in_stock_only=True)["results"]]
+    assert run(sandbox, "search_products", brand="chefmate")["count"] == 2
+    assert error_kind(sandbox, "search_products", min_price=500, max_price=100) == "invalid_price_range"
+
+
+def test_product_details() -> None:
+    sandbox = fresh()
+    shoes = run(sandbox, "get_product_details", product_id="SKU-3002")
+    assert [v["code"] for v in shoes["variants"]] == ["39", "40", "41", "42", "43", "44"]
+    assert shoes["returnable"] is True and shoes["return_window_days"] == 7
+    tea = run(sandbox, "get_product_details", product_id="SKU-6001")
+    assert tea["returnable"] is False and tea["return_window_days"] == 0
+    assert error_kind(sandbox, "get_product_details", product_id="SKU-9999") == "product_not_found"
+
+
+# ----------------------------------------------------------------------------- cart and checkout
+
+
+def test_cart_rules() -> None:
+    sandbox = fresh()
+    assert error_kind(sandbox, "add_to_cart", product_id="SKU-3002") == "variant_required"
+    assert error_kind(sandbox, "add_to_cart", product_id="SKU-3002", variant="45") == "unknown_variant"
+    assert error_kind(sandbox, "add_to_cart", product_id="SKU-1005", variant="black") == "unknown_variant"
+    assert error_kind(sandbox, "add_to_cart", product_id="SKU-2004") == "out_of_stock"
+    assert error_kind(sandbox, "add_to_cart", product_id="SKU-3003", quantity=9) == "insufficient_stock"
+    added = run(sandbox, "add_to_cart", product_id="SKU-1005", quantity=2)
+    assert added["quantity_in_cart"] == 3 and added["cart_subtotal"] == 387.0
+    assert error_kind(sandbox, "add_to_cart", product_id="SKU-1005", quantity=8) == "quantity_limit"
+    run(sandbox, "add_to_cart", product_id="SKU-1002", variant="white")
+    run(sandbox, "add_to_cart", product_id="SKU-1002", variant="green")
+    assert error_kind(sandbox, "remove_from_cart", product_id="SKU-1002") == "ambiguous_item"
+    assert run(sandbox, "remove_from_cart", product_id="SKU-1002", variant="green")["quantity_left"] == 0
+    assert run(sandbox, "remove_from_cart", product_id="SKU-1005", quantity=1)["quantity_left"] == 2
+    assert error_kind(sandbox, "remove_from_cart", product_id="SKU-7001") == "not_in_cart"
+    cart = run(sandbox, "view_cart")
+    assert [(i["product_id"], i["quantity"]) for i in cart["items"]] == [("SKU-1005", 2), ("SKU-1002", 1)]
+    assert cart["subtotal"] == 457.0 and cart["shipping_fee"] == 0.0
+
+
+def test_shipping_fee_below_threshold() -> None:
+    sandbox = fresh({"cart": [{"product_id": "SKU-3001", "variant": "blue", "quantity": 1}]})
+    cart = run(sandbox, "view_cart")
+    assert cart["subtotal"] == 89.0 and cart["shipping_fee"] == 8.0 and cart["total"] == 97.0
+
+
+def test_checkout() -> None:
+    sandbox = fresh()
+    run(sandbox, "add_to_cart", product_id="SKU-2001")
+    # the air fryer alone (359) does not reach HOME50's 400 of home and kitchen items
+    assert error_kind(sandbox, "checkout", address_id="SA-2", payment_method="wechat_pay", coupon_code="HOME50") == "coupon_not_applicable"
+    run(sandbox, "add_to_cart", product_id="SKU-2005")
+    order = run(sandbox, "checkout", address_id="SA-2", payment_method="wechat_pay", coupon_code="home50")
+    assert order["order_id"] == "SO-5007" and order["discount"] == 50.0
+    assert order["subtotal"] == 647.0 and order["total"] == 597.0 and order["estimated_delivery"] == "2024-07-18"
+    assert run(sandbox, "view_cart")["items"] == []
+    assert sandbox.data["products"]["SKU-2001"]["stock"] == 44
+    assert error_kind(sandbox, "checkout", address_id="SA-1", payment_method="alipay") == "cart_empty"
+
+
+def test_checkout_errors() -> None:
+    sandbox = fresh()
+    assert error_kind(sandbox, "checkout", address_id="SA-9", payment_method="alipay") == "address_not_found"
+    assert error_kind(sandbox, "checkout", address_id="SA-1", payment_method="alipay", coupon_code="JUNE20") == "coupon_expired"
+    assert error_kind(sandbox, "checkout", address_id="SA-1", payment_method="alipay", coupon_code="SUMMER30") == "coupon_not_applicable"
+    assert error_kind(sandbox, "checkout", address_id="SA-1", payment_method="alipay", coupon_code="FREE100") == "coupon_not_found"
+    run(sandbox, "add_to_cart", product_id="SKU-1003")
+    assert error_kind(sandbox, "checkout", address_id="SA-1", payment_method="store_credit") == "insufficient_store_credit"
+    # HOME50 counts only home and kitchen items towards its minimum spend
+    assert error_kind(sandbox, "checkout", address_id="SA-1", payment_method="alipay", coupon_code="HOME50") == "coupon_not_applicable"
+    paid = run(sandbox, "checkout", address_id="SA-1", payment_method="alipay", coupon_code="SUMMER30")
+    assert paid["total"] == 1998.0
+    run(sandbox, "add_to_cart", product_id="SKU-4002")
+    assert error_kind(sandbox, "checkout", address_id="SA-1", payment_method="alipay", coupon_code="SUMMER30") == "coupon_used"
+
+
+# ----------------------------------------------------------------------------- orders and returns
+
+
+def test_orders_and_tracking() -> None:
+    sandbox = fresh()
+    listed = run(sandbox, "list_shopping_orders")
+    assert [o["order_id"] for o in listed["orders"]] == ["SO-5003", "SO-5002", "SO-5006", "SO-5001", "SO-5005", "SO-5004"]
+    assert run(sandbox, "list_shopping_orders", status="delivered")["count"] == 3
+    tracking = run(sandbox, "track_order", order_id="SO-5002")
+    assert tracking["status"] == "shipped" and tracking["estimated_delivery"] == "2024-07-16" and len(tracking["events"]) == 3
+    assert run(sandbox, "track_order", order_id="SO-5003")["tracking_number"] is None
+    assert error_kind(sandbox, "track_order", order_id="SO-1") == "order_not_found"
+
+
+def test_cancel_rules() -> None:
+    sandbox = fresh()
+    assert error_kind(sandbox, "cancel_shopping_order", order_id="SO-5002") == "order_not_cancellable"
+    assert error_kind(sandbox, "cancel_shopping_order", order_id="SO-5005") == "order_already_cancelled"
+    stock = sandbox.data["products"]["SKU-6001"]["stock"]
+    cancelled = run(sandbox, "cancel_shopping_order", order_id="SO-5003", reason="changed_mind")
+    assert cancelled == {"order_id": "SO-5003", "status": "cancelled", "refund_amount": 397.0, "refund_to": "alipay", "coupon_returned": False}
+    assert sandbox.data["products"]["SKU-6001"]["stock"] == stock + 1
+
+
+def test_cancel_gives_back_store_credit_and_coupon() -> None:
+    sandbox = fresh({"cart": []})
+    run(sandbox, "add_to_cart", product_id="SKU-4002")
+    order = run(sandbox, "checkout", address_id="SA-1", payment_method="store_credit")
+    assert sandbox.data["account"]["store_credit"] == 120.0 - order["total"]
+    run(sandbox, "cancel_shopping_order", order_id=order["order_id"])
+    assert sandbox.data["account"]["store_credit"] == 120.0
+    run(sandbox, "add_to_cart", product_id="SKU-3005")
+    with_coupon = run(sandbox, "checkout", address_id="SA-1", payment_method="alipay", coupon_code="SUMMER30")
+    assert sandbox.data["coupons"]["SUMMER30"]["used"] is True
+    assert run(sandbox, "cancel_shopping_order", order_id=with_coupon["order_id"])["coupon_returned"] is True
+    assert sandbox.data["coupons"]["SUMMER30"]["used"] is False
+
+
+def test_return_rules() -> None:
+    sandbox = fresh()
+    assert error_kind(sandbox, "request_return", order_id="SO-5002", product_id="SKU-1001", reason="defective") == "order_not_delivered"
+    assert error_kind(sandbox, "request_return", order_id="SO-5004", product_id="SKU-4001", reason="changed_mind") == "return_window_closed"
+    assert error_kind(sandbox, "request_return", order_id="SO-5006", product_id="SKU-6003", reason="changed_mind") == "not_returnable"
+    assert error_kind(sandbox, "request_return", order_id="SO-5006", product_id="SKU-1001", reason="changed_mind") == "item_not_in_order"
+    assert error_kind(sandbox, "request_return", order_id="SO-5006", product_id="SKU-2005", reason="changed_mind", quantity=3) == "invalid_quantity"
+    shoes = run(sandbox, "request_return", order_id="SO-5001", product_id="SKU-3002", reason="wrong_size")
+    assert shoes["return_id"] == "RT-301" and shoes["pickup_date"] == "2024-07-16"
+    assert shoes["refund_amount"] == 423.87 and shoes["pickup_fee"] == 10.0  # 459 - 25.13 discount share - 10
+    mat = run(sandbox, "request_return", order_id="SO-5001", product_id="SKU-3001", reason="defective")
+    assert mat["refund_amount"] == 84.13 and mat["pickup_fee"] == 0.0
+    assert error_kind(sandbox, "request_return", order_id="SO-5001", product_id="SKU-3001", reason="defective") == "invalid_quantity"
+    pillows = run(sandbox, "request_return", order_id="SO-5006", product_id="SKU-2005", reason="not_as_described", quantity=2)
+    assert pillows["refund_amount"] == 318.0
+
+
+def test_ids_and_results_are_deterministic() -> None:
+    def script() -> tuple[list[Any], dict[str, Any]]:
+        sandbox = fresh()
+        out = [
+            run(sandbox, "add_to_cart", product_id="SKU-1007", variant="silver"),
+            run(sandbox, "checkout", address_id="SA-3", payment_method="bank_card", coupon_code="SUMMER30"),
+            run(sandbox, "request_return", order_id="SO-5006", product_id="SKU-2005", reason="changed_mind"),
+            run(sandbox, "search_products", query="耳机", sort_by="price_desc"),
+        ]
+        return out, sandbox.state
+
+    assert script() == script()

@@ -1,0 +1,328 @@
+"""The smart_home sandbox: business rules and spec parity.
+
+These tests read the sandbox's own files (state.yaml, specs/smart_home) so that a change to any of
+them that breaks the contract of docs/data-model.md fails here before `callbank exec`.
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import importlib.util
+import inspect
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from jsonschema import Draft202012Validator
+
+from validator.sandbox.base import ApiError, Sandbox
+
+ROOT = Path(__file__).resolve().parents[2]
+SANDBOX_DIR = ROOT / "sandboxes" / "smart_home"
+SPEC_DIR = ROOT / "specs" / "smart_home"
+
+
+def _load_class() -> type[Sandbox]:
+    # sandboxes/ is not a package: load the module from its file, as the runtime does.
+    spec = importlib.util.spec_from_file_location("callbank_sandbox_smart_home", SANDBOX_DIR / "sandbox.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module.SmartHomeSandbox
+
+
+SmartHomeSandbox = _load_class()
+STATE: dict[str, Any] = yaml.safe_load((SANDBOX_DIR / "state.yaml").read_text(encoding="utf-8"))
+ALL_SPECS: dict[str, dict[str, Any]] = {
+    path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted(SPEC_DIR.glob("*.yaml"))
+}
+SPECS = {name: spec for name, spec in ALL_SPECS.items() if not spec.get("spec_only")}
+
+
+# ----------------------------------------------------------------------------- helpers
+
+
+def deep_merge(base: Any, patch: Any) -> Any:
+    """Mappings merge key by key; anything else in the patch replaces the base value."""
+    if isinstance(base, dict) and isinstance(patch, dict):
+        merged = dict(base)
+        for key, value in patch.items():
+            merged[key] = deep_merge(base.get(key), value) if key in base else copy.deepcopy(value)
+        return merged
+    return copy.deepcopy(patch)
+
+
+def plain_schema(schema: Any) -> Any:
+    """A spec's schema with each bilingual description reduced to English, as rendering does."""
+    if isinstance(schema, dict):
+        return {
+            key: (value["en"] if key == "description" and isinstance(value, dict) and "en" in value else plain_schema(value))
+            for key, value in schema.items()
+        }
+    if isinstance(schema, list):
+        return [plain_schema(item) for item in schema]
+    return schema
+
+
+def fresh(patch: dict[str, Any] | None = None) -> Sandbox:
+    state = copy.deepcopy(STATE)
+    if patch:
+        state["data"] = deep_merge(state["data"], patch)
+    return SmartHomeSandbox(state)
+
+
+def run(sandbox: Sandbox, api: str, **args: Any) -> Any:
+    """Call one API with arguments its spec accepts; check the result, or that the error is declared."""
+    Draft202012Validator(plain_schema(SPECS[api]["parameters"])).validate(args)
+    try:
+        result = getattr(sandbox, api)(**copy.deepcopy(args))
+    except ApiError as error:
+        assert error.kind in SPECS[api].get("errors", {}), f"{api} raised undeclared error {error.kind}"
+        json.dumps(error.details)
+        raise
+    json.dumps(result)  # results are JSON data
+    Draft202012Validator(SPECS[api]["returns"]).validate(result)
+    return result
+
+
+def error_kind(sandbox: Sandbox, api: str, **args: Any) -> str:
+    before = copy.deepcopy(sandbox.state)
+    with pytest.raises(ApiError) as caught:
+        run(sandbox, api, **args)
+    assert sandbox.state == before, "a failed call changes nothing, not even a counter"
+    return caught.value.kind
+
+
+# ----------------------------------------------------------------------------- state and specs
+
+
+def test_state_shape() -> None:
+    assert STATE["sandbox"] == "smart_home"
+    data = STATE["data"]
+    assert {"home", "devices", "appliances", "guest_codes", "scenes", "automations", "security"} <= data.keys()
+    for table, counter in [("guest_codes", "guest_code"), ("scenes", "scene"), ("automations", "automation")]:
+        ids = [int(row["id"].split("-")[1]) for row in data[table]]
+        assert len(ids) == len(set(ids)), table
+        assert max(ids) <= STATE["counters"][counter], f"counter {counter} would reissue an id"
+
+
+def test_every_method_has_a_spec_and_back() -> None:
+    assert SmartHomeSandbox.name == "smart_home"
+    assert sorted(SPECS) == SmartHomeSandbox.api_names()
+    assert len(SPECS) >= 8
+    assert 1 <= len(ALL_SPECS) - len(SPECS) <= 2  # the distractors
+
+
+def test_scene_device_enum_is_the_device_table() -> None:
+    item = SPECS["create_scene"]["parameters"]["properties"]["actions"]["items"]
+    assert sorted(item["properties"]["device"]["enum"]) == sorted(STATE["data"]["devices"])
+    auto = SPECS["create_automation"]["parameters"]["properties"]["actions"]
+    assert auto == SPECS["create_scene"]["parameters"]["properties"]["actions"] | {"description": auto["description"]}
+
+
+@pytest.mark.parametrize("api", sorted(SPECS))
+def test_spec_matches_signature(api: str) -> None:
+    spec = SPECS[api]
+    assert spec["name"] == api and spec["sandbox"] == "smart_home" and spec["domain"].startswith("smart_home.")
+    params = spec["parameters"]
+    required = set(params.get("required", []))
+    signature = inspect.signature(getattr(SmartHomeSandbox, api))
+    keywords = {name: p for name, p in signature.parameters.items() if name != "self"}
+    assert set(keywords) == set(params["properties"])
+    for name, parameter in keywords.items():
+        assert parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
+        has_default = parameter.default is not inspect.Parameter.empty
+        assert has_default == (name not in required), f"{api}.{name}: default iff not required"
+        if "default" in params["properties"][name]:
+            assert parameter.default == params["properties"][name]["default"]
+
+
+@pytest.mark.parametrize("api", sorted(ALL_SPECS))
+def test_spec_descriptions_bilingual_at_every_depth(api: str) -> None:
+    def walk(schema: dict[str, Any], where: str) -> None:
+        assert set(schema["description"]) == {"en", "zh"}, where
+        assert re.search(r"[\u4e00-\u9fff]", schema["description"]["zh"]), f"{where}: zh is not Chinese"
+        assert not re.search(r"[\u4e00-\u9fff]", schema["description"]["en"]), f"{where}: en has Chinese"
+        for name, child in schema.get("properties", {}).items():
+            walk(child, f"{where}.{name}")
+        if "items" in schema:
+            walk(schema["items"], f"{where}[]")
+        if schema.get("type") == "array":
+            assert "items" in schema, where
+
+    spec = ALL_SPECS[api]
+    assert set(spec["description"]) == {"en", "zh"}
+    for name, prop in spec["parameters"]["properties"].items():
+        walk(prop, f"{api}.{name}")
+
+
+def test_method_names_do_not_shadow_the_base_class() -> None:
+    assert not set(SmartHomeSandbox.api_names()) & set(vars(Sandbox))
+
+
+def test_no_nondeterministic_sources() -> None:
+    tree = ast.parse((SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8"))
+    imported = {
+        alias.name.split(".")[0]
+        for node in ast.walk(tree)
+        if isinstance(node, (ast.Import, ast.ImportFrom))
+        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
+    }
+    assert imported <= {"__future__", "copy", "datetime", "typing", "validator"}
+    source = (SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8")
+    for forbidden in ("datetime.now(", "datetime.today(", "date.today(", "open(", "utcnow("):
+        assert forbidden not in source
+
+
+# ----------------------------------------------------------------------------- business rules
+
+
+def test_lights() -> None:
+    home = fresh()
+    result = run(home, "set_room_lights", room="bedroom", power=True, brightness=25, color="purple", transition_seconds=3)
+    assert result == {"room": "bedroom", "power": True, "brightness": 25, "color": "purple", "transition_seconds": 3}
+    assert error_kind(home, "set_room_lights", room="kitchen", power=True, color="red") == "color_not_supported"
+    assert run(home, "set_room_lights", room="kitchen", power=True, color="warm_white")["color"] == "warm_white"
+    assert error_kind(home, "set_room_lights", room="study", power=False, brightness=10) == "lights_off_with_settings"
+    assert run(home, "set_room_lights", room="study", power=False)["power"] is False
+    assert run(home, "set_curtains", room="study", position_percent=35) == {"room": "study", "position_percent": 35, "previous_percent": 100}
+
+
+def test_thermostat() -> None:
+    home = fresh()
+    result = run(home, "set_thermostat", zone="bedroom", mode="heat", target_temperature_c=22.3)
+    assert result["thermostats"][0]["target_temperature_c"] == 22.5  # steps of 0.5
+    everywhere = run(home, "set_thermostat", zone="whole_home", mode="off")
+    assert [t["device"] for t in everywhere["thermostats"]] == [
+        "bedroom_thermostat", "kids_room_thermostat", "living_room_thermostat", "study_thermostat",
+    ]
+    assert all(t["power"] is False for t in everywhere["thermostats"])
+    patched = fresh({"devices": {"study_thermostat": {"state": {"target_temperature_c": None}}}})
+    assert error_kind(patched, "set_thermostat", zone="study", mode="heat") == "target_required"
+
+
+def test_thermostat_schedule() -> None:
+    home = fresh()
+    schedule = {"wake": {"time": "07:00", "temperature_c": 21}, "sleep": {"time": "23:00", "temperature_c": 18.5}}
+    result = run(home, "set_thermostat_schedule", zone="kids_room", days="every_day", schedule=schedule)
+    assert result["days"] == ["weekdays", "weekend"]
+    assert home.data["thermostat_schedules"]["kids_room"]["weekend"]["sleep"] == {"time": "23:00", "temperature_c": 18.5}
+    wrong = {"wake": {"time": "07:00", "temperature_c": 21}, "leave": {"time": "06:00", "temperature_c": 16}, "sleep": {"time": "23:00", "temperature_c": 18}}
+    assert error_kind(home, "set_thermostat_schedule", zone="study", days="weekdays", schedule=wrong) == "periods_out_of_order"
+
+
+def test_frost_protection_and_fridge() -> None:
+    home = fresh()
+    assert error_kind(home, "set_frost_protection", enabled=True) == "threshold_required"
+    result = run(home, "set_frost_protection", enabled=True, outdoor_threshold_c=-3, minimum_indoor_c=10)
+    assert result["active_now"] is True and result["minimum_indoor_c"] == 10
+    assert run(home, "set_frost_protection", enabled=True, outdoor_threshold_c=-10)["active_now"] is False
+    assert error_kind(home, "set_fridge") == "nothing_to_change"
+    assert run(home, "set_fridge", freezer_c=-21.2, super_freeze=True) == {
+        "fridge_c": 4.0, "freezer_c": -21.0, "super_freeze": True, "vacation_mode": False,
+    }
+
+
+def test_doors_and_security() -> None:
+    home = fresh({"devices": {"back_door_lock": {"state": {"door_open": True, "locked": False}}}})
+    assert error_kind(home, "set_door_lock", door="back_door", locked=True) == "door_open"
+    assert error_kind(home, "set_security_mode", mode="away") == "doors_not_secured"
+    assert run(home, "set_security_mode", mode="night", notify_channels=["sms", "app"])["notify_channels"] == ["app", "sms"]
+    ok = fresh()
+    assert run(ok, "set_door_lock", door="front_door", locked=False, auto_relock_minutes=2)["locked"] is False
+    assert run(ok, "set_security_mode", mode="home", entry_delay_seconds=45, siren=False)["siren"] is False
+
+
+def test_guest_codes() -> None:
+    home = fresh()
+    access = {"valid_from": "2024-12-20T08:00", "valid_until": "2024-12-27T20:00", "weekdays": ["sun", "fri"], "hours": {"start": "09:00", "end": "18:00"}}
+    code = run(home, "create_guest_code", door="front_door", guest={"name": "Grandma Wu"}, code="250312", access=access)
+    assert code["id"] == "GC-3" and code["access"]["weekdays"] == ["fri", "sun"]
+    assert error_kind(home, "create_guest_code", door="front_door", guest={"name": "X"}, code="482615", access=access) == "code_in_use"
+    assert run(home, "create_guest_code", door="back_door", guest={"name": "X"}, code="482615", access=access)["id"] == "GC-4"
+    backwards = {"valid_from": "2024-12-20T08:00", "valid_until": "2024-12-19T08:00"}
+    assert error_kind(home, "create_guest_code", door="front_door", guest={"name": "X"}, code="1111", access=backwards) == "invalid_period"
+    past = {"valid_from": "2024-11-01T08:00", "valid_until": "2024-11-02T08:00"}
+    assert error_kind(home, "create_guest_code", door="front_door", guest={"name": "X"}, code="1111", access=past) == "period_in_past"
+    bad = {"valid_from": "2024-12-20T08:00", "valid_until": "2024-12-31T25:00"}
+    assert error_kind(home, "create_guest_code", door="front_door", guest={"name": "X"}, code="1111", access=bad) == "invalid_time"
+
+
+def test_washing_machine() -> None:
+    home = fresh()
+    assert error_kind(home, "start_washing_machine", program="wool", temperature_c=40, spin_rpm=800) == "invalid_combination"
+    assert error_kind(home, "start_washing_machine", program="delicates", temperature_c=30, spin_rpm=600, steam=True) == "invalid_combination"
+    job = run(home, "start_washing_machine", program="cotton", temperature_c=60, spin_rpm=1400, delay_start_minutes=90)
+    assert job["status"] == "scheduled" and job["job"] == "W-41"
+    assert error_kind(home, "start_washing_machine", program="cotton", temperature_c=40, spin_rpm=1000) == "appliance_busy"
+
+
+def test_robot_vacuum() -> None:
+    home = fresh()
+    assert error_kind(home, "start_robot_vacuum", rooms=["bathroom"]) == "room_not_mapped"
+    assert error_kind(home, "start_robot_vacuum", rooms=["kitchen"], water_level="high") == "water_level_needs_mop"
+    job = run(home, "start_robot_vacuum", rooms=["study", "kitchen"], mode="vacuum_then_mop", passes=2)
+    assert job["rooms"] == ["kitchen", "study"] and job["water_level"] == "medium"
+    assert error_kind(home, "start_robot_vacuum", rooms=["kitchen"]) == "appliance_busy"
+    low = fresh({"appliances": {"robot_vacuum": {"battery_percent": 12}}})
+    assert error_kind(low, "start_robot_vacuum", rooms=["kitchen"]) == "battery_low"
+    padless = fresh({"appliances": {"robot_vacuum": {"mop_pad_attached": False}}})
+    assert error_kind(padless, "start_robot_vacuum", rooms=["kitchen"], mode="mop") == "mop_pad_missing"
+
+
+def test_scenes() -> None:
+    home = fresh()
+    actions = [
+        {"device": "study_lights", "settings": {"power": True, "brightness": 90, "color": "neutral_white"}},
+        {"device": "study_thermostat", "settings": {"mode": "heat", "target_temperature_c": 21.5}},
+        {"device": "study_curtains", "settings": {"position_percent": 40}},
+    ]
+    scene = run(home, "create_scene", name="Homework", actions=actions, icon="book")
+    assert scene["id"] == "SC-4"
+    assert error_kind(home, "create_scene", name="homework", actions=actions) == "scene_exists"
+    assert error_kind(home, "create_scene", name="A", actions=[{"device": "study_curtains", "settings": {"power": True}}]) == "unsupported_setting"
+    assert error_kind(home, "create_scene", name="A", actions=[{"device": "hallway_lights", "settings": {"color": "red"}}]) == "color_not_supported"
+    assert error_kind(home, "create_scene", name="A", actions=[{"device": "front_door_lock", "settings": {"locked": False}}]) == "unlock_not_allowed"
+    assert error_kind(home, "create_scene", name="A", actions=[actions[0], actions[0]]) == "duplicate_device"
+    run(home, "run_scene", name="homework")
+    assert home.data["devices"]["study_curtains"]["state"]["position_percent"] == 40
+    assert run(home, "run_scene", name="电影之夜")["scene"] == "SC-1"
+    assert error_kind(home, "run_scene", name="Party") == "scene_not_found"
+
+
+def test_automations() -> None:
+    home = fresh()
+    actions = [{"device": "bedroom_thermostat", "settings": {"mode": "heat", "target_temperature_c": 23}}]
+    rule = run(
+        home, "create_automation", name="Cold snap", trigger={"type": "outdoor_temperature_below", "threshold": -10},
+        condition={"time_window": {"start": "22:00", "end": "06:00"}, "someone_home": True}, actions=actions,
+        active_days=["sun", "mon"], notify=True,
+    )
+    assert rule["id"] == "AU-3" and rule["active_days"] == ["mon", "sun"] and rule["enabled"] is True
+    assert error_kind(home, "create_automation", name="x", trigger={"type": "time"}, actions=actions) == "trigger_incomplete"
+    assert error_kind(home, "create_automation", name="x", trigger={"type": "sunset", "time": "18:00"}, actions=actions) == "trigger_field_not_allowed"
+    assert error_kind(home, "create_automation", name="cold snap", trigger={"type": "everyone_left"}, actions=actions) == "automation_exists"
+    assert error_kind(home, "create_automation", name="x", trigger={"type": "indoor_humidity_below", "threshold": -5}, actions=actions) == "threshold_out_of_range"
+
+
+def test_list_devices() -> None:
+    home = fresh()
+    assert run(home, "list_home_devices")["count"] == len(STATE["data"]["devices"])
+    locks = run(home, "list_home_devices", kind="lock")["devices"]
+    assert [d["device"] for d in locks] == ["back_door_lock", "front_door_lock", "garage_door_lock"]
+    assert run(home, "list_home_devices", room="study", kind="light")["devices"][0]["state"]["power"] is False
+
+
+def test_same_calls_same_state() -> None:
+    def script() -> dict[str, Any]:
+        home = fresh()
+        run(home, "start_washing_machine", program="quick_15", temperature_c=30, spin_rpm=800)
+        run(home, "create_scene", name="Reading", actions=[{"device": "bedroom_lights", "settings": {"power": True}}])
+        run(home, "set_fridge", fridge_c=3)
+        return home.state
+
+    assert script() == script()

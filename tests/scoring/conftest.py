@@ -1,0 +1,42 @@
+"""Shared fixtures: the scoring fixture repository and helpers that score predictions in memory."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Iterable, Sequence
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from validator.repo import Repo
+from validator.scoring.agent import load_replayer
+from validator.scoring.metrics import build_report
+from validator.scoring.predictions import parse_predictions
+from validator.scoring.scorer import score_units
+from validator.scoring.units import collect_units
+
+FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "scoring"
+
+
+@pytest.fixture(scope="session")
+def repo() -> Repo:
+    return Repo.load(FIXTURE)
+
+
+@pytest.fixture(scope="session")
+def replayer(repo: Repo) -> Any:
+    return load_replayer(repo)
+
+
+def jsonl(records: Iterable[dict[str, Any]]) -> bytes:
+    return "".join(json.dumps(r, ensure_ascii=False) + "\n" for r in records).encode("utf-8")
+
+
+def score_records(
+    repo: Repo, records: Iterable[dict[str, Any]], replayer: Any = None, *, langs: Sequence[str] = ("en", "zh"), categories: Sequence[str] = ()
+) -> dict[str, Any]:
+    """The report for prediction records against the fixture corpus (no file involved)."""
+    units = collect_units(repo.cases, repo.scenarios, repo.specs, langs=langs, categories=categories)
+    scored = score_units(units, parse_predictions(jsonl(records)), replayer)
+    return build_report(scored, units)

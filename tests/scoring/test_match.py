@@ -1,0 +1,205 @@
+"""Comparison rules: every leaf, types, defaults, matchers, optimal pairing, best alternative."""
+
+from __future__ import annotations
+
+import itertools
+from typing import Any
+
+import pytest
+
+from validator.repo import Repo
+from validator.scoring.match import ApiSchemas, Verdict, score_checkpoint
+from validator.scoring.parse import parse_text
+
+
+@pytest.fixture(scope="module")
+def schemas(repo: Repo) -> ApiSchemas:
+    return ApiSchemas.from_specs(repo.specs)
+
+
+def judge(schemas: ApiSchemas, answer: dict[str, Any], text: str, lang: str = "en") -> Verdict:
+    return score_checkpoint(answer, parse_text(text), schemas, lang)
+
+
+def calls(*items: tuple[str, dict[str, Any]]) -> dict[str, Any]:
+    return {"calls": [{"api": api, "args": args} for api, args in items]}
+
+
+WEATHER = calls(("get_weather", {"city": "Hangzhou"}))
+
+
+def test_exact_answer_is_right(schemas: ApiSchemas) -> None:
+    verdict = judge(schemas, WEATHER, "[get_weather(city='Hangzhou')]")
+    assert verdict.correct and verdict.error is None
+    assert verdict.api == (1, 0, 0) and verdict.params == (1, 0, 0)
+
+
+@pytest.mark.parametrize(
+    "text, error",
+    [
+        ("[get_weather(city='hangzhou')]", "wrong_value"),  # case matters for a literal
+        ("[get_weather(city='Hang zhou')]", "wrong_value"),  # whitespace is kept (a peer deletes it)
+        ("[get_weather(city='Hangzhou City')]", "wrong_value"),  # never a substring match
+        ("[get_weather(city='Hangzhou ')]", "wrong_value"),
+        ("[get_weather(city=1)]", "wrong_type"),
+        ("[get_weather(city=['Hangzhou'])]", "wrong_type"),
+        ("[get_weather()]", "missing_parameter"),
+        ("[get_weather(city='Hangzhou', country='CN')]", "unexpected_parameter"),
+        ("[get_forecast(city='Hangzhou')]", "wrong_api"),
+        ("[get_weather(city='Hangzhou'), get_weather(city='Hangzhou')]", "wrong_call_count"),
+        ("[]", "wrong_call_count"),
+        ("", "wrong_call_count"),
+        ("[IRRELEVANT]", "wrong_call_count"),
+        ("get the weather", "format"),
+    ],
+)
+def test_wrong_answers_and_their_error_type(schemas: ApiSchemas, text: str, error: str) -> None:
+    verdict = judge(schemas, WEATHER, text)
+    assert not verdict.correct and verdict.error == error, verdict
+
+
+def test_optional_parameter_only_at_its_default(schemas: ApiSchemas) -> None:
+    assert judge(schemas, WEATHER, "[get_weather(city='Hangzhou', units='celsius', days=1)]").correct
+    assert judge(schemas, WEATHER, "[get_weather(city='Hangzhou', days=1.0)]").correct  # 1.0 is the JSON number 1
+    verdict = judge(schemas, WEATHER, "[get_weather(city='Hangzhou', units='fahrenheit')]")
+    assert verdict.error == "wrong_value" and "default" in verdict.detail
+    # a parameter without a declared default is never silently accepted
+    message = calls(("send_message", {"receiver": "Li", "content": "hi"}))
+    assert judge(schemas, message, "[send_message(receiver='Li', content='hi', urgent=False)]").correct
+    urgent = judge(schemas, message, "[send_message(receiver='Li', content='hi', urgent=True)]")
+    assert urgent.error == "wrong_value"
+
+
+def test_numbers_ints_for_number_and_booleans_never_numbers(schemas: ApiSchemas) -> None:
+    money = calls(("convert_currency", {"amount": 100.0, "from_currency": "USD", "to_currency": "CNY"}))
+    assert judge(schemas, money, "[convert_currency(amount=100, from_currency='USD', to_currency='CNY')]").correct
+    assert judge(schemas, money, "[convert_currency(amount=100.5, from_currency='USD', to_currency='CNY')]").error == "wrong_value"
+    assert judge(schemas, money, "[convert_currency(amount='100', from_currency='USD', to_currency='CNY')]").error == "wrong_type"
+    days = calls(("get_weather", {"city": "X", "days": 1}))
+    assert judge(schemas, days, "[get_weather(city='X', days=True)]").error == "wrong_type"
+    assert judge(schemas, days, "[get_weather(city='X', days=1.5)]").error == "wrong_type"  # not an integer
+    flag = calls(("send_message", {"receiver": "Li", "content": "hi", "urgent": True}))
+    assert judge(schemas, flag, "[send_message(receiver='Li', content='hi', urgent=1)]").error == "wrong_type"
+    assert judge(schemas, flag, "[send_message(receiver='Li', content='hi', urgent=False)]").error == "wrong_value"
+
+
+def test_nested_objects_every_leaf_and_nested_defaults(schemas: ApiSchemas) -> None:
+    answer = calls(("add_event", {"title": "Lunch", "start": "2024-06-12T12:30", "location": {"name": "Lakeside", "floor": 3}}))
+    base = "[add_event(title='Lunch', start='2024-06-12T12:30', location={})]"
+    assert judge(schemas, answer, base.format("{'name': 'Lakeside', 'floor': 3}")).correct
+    assert judge(schemas, answer, base.format("{'floor': 3, 'name': 'Lakeside', 'private_room': False}")).correct
+    assert judge(schemas, answer, base.format("{'name': 'Lakeside', 'floor': 4}")).error == "wrong_value"
+    assert judge(schemas, answer, base.format("{'name': 'Lakeside', 'floor': '3'}")).error == "wrong_type"
+    assert judge(schemas, answer, base.format("{'name': 'Lakeside'}")).error == "wrong_value"
+    assert judge(schemas, answer, base.format("{'name': 'Lakeside', 'floor': 3, 'private_room': True}")).error == "wrong_value"
+    assert judge(schemas, answer, base.format("{'name': 'Lakeside', 'floor': 3, 'wing': 'B'}")).error == "wrong_value"
+
+
+def test_lists_are_ordered_unless_unordered(schemas: ApiSchemas) -> None:
+    ordered = calls(("add_event", {"title": "T", "start": "2024-06-12T10:00", "attendees": ["A", "B"]}))
+    unordered = calls(("add_event", {"title": "T", "start": "2024-06-12T10:00", "attendees": {"$unordered": ["A", "B"]}}))
+    text = "[add_event(title='T', start='2024-06-12T10:00', attendees=['B', 'A'])]"
+    assert judge(schemas, ordered, text).error == "wrong_value"
+    assert judge(schemas, unordered, text).correct
+    assert judge(schemas, unordered, text.replace("'B', 'A'", "'B', 'A', 'A'")).error == "wrong_value"
+
+
+def test_matchers(schemas: ApiSchemas) -> None:
+    answer = calls(
+        (
+            "send_message",
+            {"receiver": {"$any": ["Zhang Wei", "张伟"]}, "content": {"$text": "I'll be late!"}, "urgent": {"$optional": True}},
+        )
+    )
+    # $text: NFKC, case folding, punctuation as space, spaces collapsed — never a substring
+    assert judge(schemas, answer, "[send_message(receiver='张伟', content='i’ll  BE late')]").correct
+    assert judge(schemas, answer, "[send_message(receiver='张伟', content='I’ll be late.')]").correct
+    assert judge(schemas, answer, "[send_message(receiver='张伟', content='ill be late')]").error == "wrong_value"
+    assert judge(schemas, answer, "[send_message(receiver='张伟', content='Sorry, I’ll be late')]").error == "wrong_value"
+    assert judge(schemas, answer, "[send_message(receiver='Zhang Wei', content='i\\'ll  BE late')]").correct
+    assert judge(schemas, answer, "[send_message(receiver='Zhang Wei', content=\"I'll be late\", urgent=True)]").correct
+    assert judge(schemas, answer, "[send_message(receiver='Zhang Wei', content=\"I'll be late\", urgent=False)]").error == "wrong_value"
+    assert judge(schemas, answer, "[send_message(receiver='Zhang', content=\"I'll be late\")]").error == "wrong_value"
+    assert judge(schemas, answer, "[send_message(receiver='Zhang Wei', content=\"I'll be very late\")]").error == "wrong_value"
+    approx = calls(("convert_currency", {"amount": {"$approx": 12.5, "$tol": 0.01}, "from_currency": "USD", "to_currency": "CNY"}))
+    assert judge(schemas, approx, "[convert_currency(amount=12.505, from_currency='USD', to_currency='CNY')]").correct
+    assert judge(schemas, approx, "[convert_currency(amount=12.6, from_currency='USD', to_currency='CNY')]").error == "wrong_value"
+    regex = calls(("add_event", {"title": "T", "start": {"$regex": "2024-06-12T10:00(:00)?", "$example": "2024-06-12T10:00"}}))
+    assert judge(schemas, regex, "[add_event(title='T', start='2024-06-12T10:00:00')]").correct
+    assert judge(schemas, regex, "[add_event(title='T', start='2024-06-12T10:00 ')]").error == "wrong_value"
+    literal = calls(("add_event", {"title": "T", "start": "2024-06-12T10:00", "location": {"$literal": {"name": "$HQ"}}}))
+    assert judge(schemas, literal, "[add_event(title='T', start='2024-06-12T10:00', location={'name': '$HQ'})]").correct
+
+
+def test_parallel_calls_in_every_order(schemas: ApiSchemas) -> None:
+    expected = [
+        ("get_weather", {"city": "Beijing"}),
+        ("get_weather", {"city": "Shanghai"}),
+        ("convert_currency", {"amount": 100, "from_currency": "USD", "to_currency": "CNY"}),
+        ("send_message", {"receiver": "Li", "content": "hi"}),
+    ]
+    answer = calls(*expected)
+    texts = {"get_weather": "get_weather(city='{city}')", "convert_currency": "convert_currency(amount=100, from_currency='USD', to_currency='CNY')"}
+    rendered = [
+        texts.get(api, "send_message(receiver='Li', content='hi')").format(**args) for api, args in expected
+    ]
+    orders = list(itertools.permutations(rendered))
+    assert len(orders) == 24
+    for order in orders:  # a greedy peer passes only 12 of these 24
+        assert judge(schemas, answer, "[" + ", ".join(order) + "]").correct
+
+
+def test_assignment_is_optimal_not_greedy(schemas: ApiSchemas) -> None:
+    # first-fit would give the flexible expected call the model's first call and then fail
+    answer = calls(("get_weather", {"city": {"$any": ["Beijing", "Shanghai"]}}), ("get_weather", {"city": "Beijing"}))
+    assert judge(schemas, answer, "[get_weather(city='Beijing'), get_weather(city='Shanghai')]").correct
+    assert judge(schemas, answer, "[get_weather(city='Shanghai'), get_weather(city='Beijing')]").correct
+    repeated = calls(("get_weather", {"city": "Beijing"}), ("get_weather", {"city": "Beijing"}))
+    # repeated calls are matched one-to-one, never many-to-one
+    assert judge(schemas, repeated, "[get_weather(city='Beijing')]").error == "wrong_call_count"
+    assert judge(schemas, repeated, "[get_weather(city='Beijing'), get_weather(city='Shanghai')]").error == "wrong_value"
+
+
+def test_best_alternative_wins(schemas: ApiSchemas) -> None:
+    answer = {
+        "one_of": [
+            {"calls": [{"api": "get_weather", "args": {"city": "Paris", "units": "fahrenheit"}}]},
+            {"calls": [{"api": "get_weather", "args": {"city": "Paris"}}, {"api": "convert_currency", "args": {"amount": 1, "from_currency": "EUR", "to_currency": "USD"}}]},
+        ]
+    }
+    assert judge(schemas, answer, "[get_weather(city='Paris', units='fahrenheit')]").correct
+    assert judge(schemas, answer, "[convert_currency(amount=1, from_currency='EUR', to_currency='USD'), get_weather(city='Paris')]").correct
+    # closest alternative explains the error: same call count, one value off
+    wrong = judge(schemas, answer, "[get_weather(city='Paris', units='celsius')]")
+    assert wrong.error == "wrong_value"
+
+
+def test_error_precedence_within_a_call(schemas: ApiSchemas) -> None:
+    answer = calls(("send_message", {"receiver": "Li", "content": "hi"}))
+    assert judge(schemas, answer, "[send_message(content=1, color='red')]").error == "missing_parameter"
+    assert judge(schemas, answer, "[send_message(receiver='Li', content=1, color='red')]").error == "unexpected_parameter"
+    assert judge(schemas, answer, "[send_message(receiver=2, content='ho')]").error == "wrong_type"
+
+
+def test_partial_credit_counts(schemas: ApiSchemas) -> None:
+    answer = calls(("get_weather", {"city": "Beijing", "days": 3}), ("send_message", {"receiver": "Li", "content": "hi"}))
+    verdict = judge(schemas, answer, "[get_weather(city='Beijing', days=2), get_forecast(city='x', date='2024-01-01')]")
+    assert verdict.api == (1, 1, 1)  # get_weather right, get_forecast extra, send_message missed
+    assert verdict.params == (1, 1 + 2, 1 + 2)  # city right; days wrong (fp+fn); forecast args fp; message args fn
+
+
+def test_special_checkpoints(schemas: ApiSchemas) -> None:
+    answer = {"special": "incomplete", "api": "book_flight", "missing": ["from_city"]}
+    right = judge(schemas, answer, "[MISSING] book_flight: from_city")
+    assert right.correct and right.detected and right.corrected
+    detail = judge(schemas, answer, "[MISSING] book_flight: to_city")
+    assert detail.error == "special_wrong_detail" and detail.detected and not detail.corrected
+    for text in ("[book_flight(to_city='Beijing', date='2024-06-20', from_city='Shanghai')]", "", "[IRRELEVANT]"):
+        verdict = judge(schemas, answer, text)
+        assert verdict.error == "special_not_detected" and verdict.detected is False
+    assert judge(schemas, answer, "no idea").error == "format"
+    irrelevant = {"special": "irrelevant"}
+    assert judge(schemas, irrelevant, "[IRRELEVANT]").correct
+    # an undecodable answer is never a correct abstention (a peer counts it as one)
+    assert judge(schemas, irrelevant, "[f(x=").error == "format"
+    assert judge(schemas, irrelevant, "").error == "special_not_detected"

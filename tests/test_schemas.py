@@ -1,0 +1,29 @@
+"""The schemas themselves are valid draft 2020-12 schemas, and every kind has one."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import jsonschema
+import pytest
+
+from validator.schemas import COMMON, SCHEMA_FILES, SchemaSet
+
+SCHEMAS = Path(__file__).parents[1] / "schemas"
+
+
+@pytest.mark.parametrize("name", sorted([*SCHEMA_FILES.values(), COMMON]))
+def test_schema_is_valid_against_the_2020_12_meta_schema(name: str) -> None:
+    schema = json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
+    assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
+    jsonschema.Draft202012Validator.check_schema(schema)
+
+
+def test_every_schema_file_is_used() -> None:
+    assert {p.name for p in SCHEMAS.glob("*.schema.json")} == {*SCHEMA_FILES.values(), COMMON}
+
+
+def test_schema_set_reports_pointer_of_violation() -> None:
+    errors = SchemaSet().errors("state", {"sandbox": "phone", "clock": "noon", "counters": {}, "data": {}})
+    assert [pointer for _, pointer in errors] == ["/clock"]

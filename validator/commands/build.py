@@ -1,0 +1,52 @@
+"""`callbank build OUT_DIR`: the validated, reviewed corpus as a Hugging Face dataset folder."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+
+def run_build(out_dir: str, repo_root: str | None, repo_id: str | None) -> int:
+    from validator.hub.build import BuildError, build, is_build_folder
+    from validator.hub.card import DEFAULT_REPO_ID
+    from validator.hub.gates import check_gates, describe_refusal
+    from validator.loading import find_repo_root
+    from validator.repo import Repo
+
+    from validator.hub.publish import REPO_ID
+
+    if repo_id is not None and not REPO_ID.match(repo_id):
+        click.echo(f"callbank build: --repo-id must look like ORG/NAME, not {repo_id!r}", err=True)
+        return 2
+    root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
+    out = Path(out_dir)
+    if out.exists() and (not out.is_dir() or not is_build_folder(out)):
+        click.echo(f"callbank build: {out_dir} exists and is not a callbank build; choose an empty or new folder", err=True)
+        return 1
+    repo = Repo.load(root)
+    blockers = check_gates(root, repo)
+    if blockers:
+        click.echo(describe_refusal("build", blockers), err=True)
+        return 1
+    try:
+        files = build(root, out, repo_id or DEFAULT_REPO_ID, repo=repo)
+    except BuildError as error:
+        click.echo(f"callbank build: {error}", err=True)
+        return 1
+    data = sum(1 for f in files if f.path.endswith(".parquet"))
+    click.echo(f"built {out_dir}: {len(files)} files ({data} Parquet), {sum(f.size for f in files):,} bytes")
+    return 0
+
+
+@click.command()
+@click.argument("out_dir", type=click.Path(file_okay=False))
+@click.option("--repo", "repo_root", type=click.Path(file_okay=False, exists=True), default=None, help="Repository root (default: found from the current folder).")
+@click.option("--repo-id", default=None, metavar="ORG/NAME", help="Hub dataset id shown in the card's examples.")
+def build(out_dir: str, repo_root: str | None, repo_id: str | None) -> None:
+    """Compile the corpus into a Hugging Face dataset folder (Parquet, dataset card, score.py).
+
+    Refuses while `callbank validate` has findings or a review record is pending, rejected or
+    out of date. OUT_DIR is replaced when it holds an earlier build.
+    """
+    raise SystemExit(run_build(out_dir, repo_root, repo_id))

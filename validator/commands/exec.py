@@ -1,0 +1,29 @@
+"""`callbank exec`: execute every ground truth and scenario in its sandbox (rule codes EXE…)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from validator.commands.options import report_options
+
+
+def run_exec(output_format: str, select: tuple[str, ...], ignore: tuple[str, ...], repo_root: str | None) -> int:
+    from validator import execution
+    from validator.loading import find_repo_root
+    from validator.reporters import REPORTERS
+    from validator.rules.registry import select_codes
+
+    root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
+    wanted = select_codes(select, ignore)
+    diagnostics = [d for d in execution.run(root) if wanted(d.code)]
+    click.echo(REPORTERS[output_format](diagnostics), nl=False)
+    return 1 if diagnostics else 0
+
+
+@click.command("exec")
+@report_options
+def exec_(output_format: str, select: tuple[str, ...], ignore: tuple[str, ...], repo_root: str | None) -> None:
+    """Execute the corpus: spec/sandbox parity, every ground-truth call, every scenario replay."""
+    raise SystemExit(run_exec(output_format, select, ignore, repo_root))

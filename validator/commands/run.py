@@ -1,0 +1,362 @@
+"""``callbank run``: run a model over the benchmark and write its predictions (JSON Lines).
+
+Built-in models need no endpoint: ``oracle`` answers every checkpoint with the ground truth,
+``null`` answers nothing. Any other model is reached through an OpenAI-compatible endpoint
+(``--base-url``). Every model goes through the same loop (``validator.models.runner``); only
+the transport differs. See ``docs/running.md``.
+
+Exit status: 0 when every selected record is in ``--out``; 1 when the endpoint failed during the
+run (what was answered is kept: re-run the same command to resume); 2 for a usage error, found
+before any work starts (bad option, missing key, unreachable endpoint, unknown model); 130 when
+interrupted (likewise resumable).
+"""
+
+from __future__ import annotations
+
+import asyncio
+import signal
+import sys
+import time
+from collections.abc import Sequence
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, NamedTuple
+
+import click
+
+from validator.commands.score import LANG_CHOICES, default_root, fail, load_corpus, selected_langs
+from validator.errors import UserError
+
+SYNTAX_CHOICES = ("python", "json", "tool_calls")
+MODE_CHOICES = ("fc", "prompt")
+STYLE_CHOICES = ("standard", "condensed", "minimal")
+SCRIPTED = "scripted"  # --user-model value: the scenario's scripted user (the default)
+
+
+class RunOptions(NamedTuple):
+    model: str
+    out: Path
+    root: Path
+    base_url: str | None = None
+    api_key_env: str = "OPENAI_API_KEY"
+    mode: str | None = None  # fc | prompt; None: from syntax
+    syntax: str | None = None  # python | json | tool_calls; None: from mode
+    style: str = "standard"
+    temperature: float = 0.0
+    max_tokens: int | None = 1024
+    timeout: float = 120.0
+    max_retries: int = 4
+    backoff: float = 1.0
+    seed: int | None = None
+    concurrency: int = 4
+    user_model: str | None = None
+    user_base_url: str | None = None
+    user_api_key_env: str | None = None
+    max_turns: int | None = None
+    langs: Sequence[str] = ("en", "zh")
+    categories: Sequence[str] = ()
+    limit: int | None = None
+    overwrite: bool = False
+    progress: bool | None = None  # None: when standard error is a terminal
+
+
+def resolve_syntax(mode: str | None, syntax: str | None) -> str:
+    """The answer syntax asked for: --mode fc is tool_calls, --mode prompt python (or json)."""
+    if mode is None:
+        return syntax or "python"
+    if mode == "fc":
+        if syntax not in (None, "tool_calls"):
+            raise UserError(f"--mode fc reads answers from tool_calls; --syntax {syntax} needs --mode prompt")
+        return "tool_calls"
+    if syntax == "tool_calls":
+        raise UserError("--syntax tool_calls is native function calling; use --mode fc")
+    return syntax or "python"
+
+
+class _Endpoints(NamedTuple):
+    model: Any  # ChatClient | None (None: a built-in model)
+    user: Any  # ChatClient | None (None: the scripted user)
+
+
+def _endpoints(options: RunOptions) -> _Endpoints:
+    """Check the options naming endpoints and keys, and make their clients (no network yet)."""
+    from validator.models import MODELS
+
+    builtin = options.model in MODELS and options.base_url is None
+    if not builtin and options.base_url is None:
+        raise UserError(
+            f"unknown model {options.model!r}; choose one of {', '.join(sorted(MODELS))}, or pass --base-url for a model served by an OpenAI-compatible endpoint"
+        )
+    wants_user = options.user_model not in (None, SCRIPTED)
+    if builtin and not wants_user:
+        return _Endpoints(None, None)
+    try:
+        from validator.models.endpoint import ChatClient, EndpointConfig, check_base_url, resolve_api_key
+    except ImportError as error:
+        raise UserError(f"running a model over an endpoint needs the `run` extra ({error.name} is not installed): pip install 'callbank[run]'") from None
+
+    def client(base_url: str, model: str, key_env: str, url_option: str, key_option: str) -> Any:
+        check_base_url(base_url, url_option)
+        config = EndpointConfig(
+            base_url=base_url.rstrip("/"),
+            model=model,
+            api_key_env=key_env,
+            temperature=options.temperature,
+            max_tokens=options.max_tokens,
+            timeout=options.timeout,
+            max_retries=options.max_retries,
+            backoff=options.backoff,
+            seed=options.seed,
+        )
+        return ChatClient(config, resolve_api_key(base_url, key_env, key_option))
+
+    model = None if builtin else client(str(options.base_url), options.model, options.api_key_env, "--base-url", "--api-key-env")
+    user = None
+    if wants_user:
+        base_url = options.user_base_url or options.base_url
+        if base_url is None:
+            raise UserError("--user-model needs --user-base-url (or --base-url) to reach the simulator")
+        key_env = options.user_api_key_env or options.api_key_env
+        user = client(base_url, str(options.user_model), key_env, "--user-base-url", "--user-api-key-env")
+    return _Endpoints(model, user)
+
+
+def _check_numbers(options: RunOptions) -> None:
+    if options.concurrency < 1:
+        raise UserError("--concurrency must be at least 1")
+    if options.limit is not None and options.limit < 1:
+        raise UserError("--limit must be at least 1")
+    if options.max_retries < 0 or options.timeout <= 0 or options.backoff < 0:
+        raise UserError("--max-retries must be ≥ 0, --timeout > 0 and --backoff ≥ 0")
+    if options.max_tokens is not None and options.max_tokens < 1:
+        raise UserError("--max-tokens must be at least 1")
+    if options.max_turns is not None and options.max_turns < 1:
+        raise UserError("--max-turns must be at least 1")
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds").replace("+00:00", "Z")
+
+
+class _Progress:
+    """A tqdm bar on standard error (rate, ETA, tokens), or nothing."""
+
+    def __init__(self, total: int, enabled: bool | None, label: str) -> None:
+        self.bar: Any = None
+        if enabled is False or total == 0:
+            return
+        if enabled is None and not sys.stderr.isatty():
+            return
+        try:
+            from tqdm import tqdm
+        except ImportError:
+            return
+        self.bar = tqdm(total=total, desc=label, unit="rec", file=sys.stderr, dynamic_ncols=True, smoothing=0.1)
+
+    def update(self, tokens: int | None) -> None:
+        if self.bar is not None:
+            if tokens is not None:
+                self.bar.set_postfix_str(f"{tokens:,} tok", refresh=False)
+            self.bar.update(1)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+
+
+class _State:
+    """What the session did, readable after an interruption."""
+
+    def __init__(self) -> None:
+        self.written = 0
+        self.skipped = 0
+        self.started = time.monotonic()
+        self.out: Path | None = None
+
+
+async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, state: _State) -> int:
+    from validator.models import create_model
+    from validator.models.base import EndpointError, ModelContext
+    from validator.models.episode import environments
+    from validator.models.prompts import PROMPT_VERSION, prompt_hash
+    from validator.models.resume import RecordWriter, corpus_version, manifest_path, open_run, write_manifest
+    from validator.models.runner import RunContext, execute, plan
+    from validator.models.user import scripted_user
+
+    task = asyncio.current_task()
+    loop = asyncio.get_running_loop()
+    if task is not None and hasattr(signal, "SIGTERM"):
+        try:  # a polite kill ends the run like Ctrl-C: the session is recorded as interrupted
+            loop.add_signal_handler(signal.SIGTERM, task.cancel)
+        except (NotImplementedError, RuntimeError, ValueError):
+            pass
+    try:
+        # 1. the endpoints answer and serve the models — before any work
+        for client in (endpoints.model, endpoints.user):
+            if client is not None:
+                try:
+                    await client.preflight()
+                except EndpointError as error:
+                    raise UserError(str(error)) from None
+        # 2. the corpus, the plan, what is already done
+        repo = load_corpus(options.root)
+        cases, scenarios, specs = repo.cases, repo.scenarios, repo.specs
+        planned = plan(
+            cases, scenarios, specs, syntax=syntax, style=options.style, langs=options.langs,
+            categories=options.categories, limit=options.limit, root=repo.root,
+        )  # fmt: skip
+        if not planned.jobs:
+            raise UserError(f"no case or scenario under {options.root} matches the selection")
+        if planned.unreadable:
+            shown = ", ".join(planned.unreadable[:5]) + (" …" if len(planned.unreadable) > 5 else "")
+            click.echo(f"warning: {len(planned.unreadable)} case(s) cannot be turned into requests and are left out ({shown}); run `callbank check`", err=True)
+        user_model = {"model": SCRIPTED} if endpoints.user is None else {"model": endpoints.user.config.model, "endpoint": endpoints.user.config.base_url}
+        remote = endpoints.model is not None
+        settings: dict[str, Any] = {
+            "model": options.model,
+            "endpoint": endpoints.model.config.base_url if remote else None,
+            "mode": "fc" if syntax == "tool_calls" else "prompt",
+            "syntax": syntax,
+            "style": options.style,
+            "prompt_version": PROMPT_VERSION,
+            "prompt_hash": prompt_hash(PROMPT_VERSION),
+            "corpus_version": corpus_version(repo.root),
+            "temperature": options.temperature if remote else None,
+            "max_tokens": options.max_tokens if remote else None,
+            "seed": options.seed if remote else None,
+            "max_turns": options.max_turns,
+            "user": user_model,
+        }
+        from validator import __version__
+
+        done, manifest = open_run(options.out, settings, overwrite=options.overwrite)
+        manifest.setdefault("created", _now())
+        manifest["callbank_version"] = __version__
+        todo = [job for job in planned.jobs if job.key not in done]
+        state.skipped = len(planned.jobs) - len(todo)
+        state.out = options.out
+        if not todo:
+            click.echo(f"nothing to do: all {len(planned.jobs)} selected record(s) are already in {options.out}", err=True)
+            return 0
+        session: dict[str, Any] = {
+            "started": _now(), "status": "running", "langs": list(options.langs), "categories": list(options.categories),
+            "limit": options.limit, "concurrency": options.concurrency, "planned": len(planned.jobs), "skipped": state.skipped,
+        }  # fmt: skip
+        manifest["sessions"].append(session)
+        manifest_file = manifest_path(options.out)
+        try:
+            write_manifest(manifest_file, manifest)
+        except OSError as error:
+            raise UserError(f"cannot write {manifest_file}: {error.strerror}") from None
+
+        # 3. the run
+        if remote:
+            from validator.models.endpoint import EndpointModel
+
+            model: Any = EndpointModel(endpoints.model, style=options.style)
+        else:
+            model = create_model(options.model, ModelContext(cases, scenarios, specs))
+        if endpoints.user is not None:
+            from validator.models.user import simulated_users
+
+            users: Any = simulated_users(endpoints.user)
+        else:
+            users = scripted_user
+        context = RunContext(model, specs, environments(repo), users, syntax=syntax, style=options.style, max_turns=options.max_turns)
+        writer = RecordWriter(options.out)
+        progress = _Progress(len(todo), options.progress, options.model)
+
+        def on_record(job: Any, record: dict[str, Any]) -> None:
+            writer.write(record)
+            state.written += 1
+            progress.update(endpoints.model.usage.total_tokens if remote else None)
+
+        status = "failed"
+        try:
+            await execute(todo, context, on_record, concurrency=options.concurrency)
+            status = "complete"
+        except asyncio.CancelledError:
+            status = "interrupted"
+            raise
+        finally:
+            progress.close()
+            writer.close()
+            session.update(status=status, ended=_now(), written=state.written, wall_time_s=round(time.monotonic() - state.started, 3))
+            if endpoints.model is not None:
+                session["usage"] = endpoints.model.usage.as_dict()
+            if endpoints.user is not None:
+                session["user_usage"] = endpoints.user.usage.as_dict()
+            try:
+                write_manifest(manifest_file, manifest)
+            except OSError:
+                pass
+        return 0
+    finally:
+        for client in (endpoints.model, endpoints.user):
+            if client is not None:
+                await client.close()
+
+
+def run_model(options: RunOptions) -> int:
+    """Write the model's predictions for the selected corpus to options.out; the exit status."""
+    from validator.models.base import EndpointError
+
+    _check_numbers(options)
+    syntax = resolve_syntax(options.mode, options.syntax)
+    endpoints = _endpoints(options)
+    state = _State()
+    try:
+        status = asyncio.run(_session(options, endpoints, syntax, state))
+    except (KeyboardInterrupt, asyncio.CancelledError):
+        click.echo(f"interrupted: {state.written} record(s) written to {options.out}; run the same command again to continue", err=True)
+        return 130
+    except EndpointError as error:
+        click.echo(
+            f"error: {error}; {state.written} record(s) written to {options.out} — run the same command again to resume", err=True
+        )
+        return 1
+    if state.out is not None and state.written:
+        elapsed = time.monotonic() - state.started
+        kept = f" ({state.skipped} already there)" if state.skipped else ""
+        click.echo(f"wrote {state.written} prediction record(s) to {options.out}{kept} in {elapsed:.1f} s", err=True)
+        if endpoints.model is not None:
+            click.echo(f"model {options.model}: {endpoints.model.usage.summary()}", err=True)
+        if endpoints.user is not None:
+            click.echo(f"user simulator {endpoints.user.config.model}: {endpoints.user.usage.summary()}", err=True)
+    return status
+
+
+@click.command("run")
+@click.option("--model", "model_name", required=True, help="The model under test: oracle (the ground truth), null (answers nothing), or a model name served at --base-url.")
+@click.option("--out", type=click.Path(path_type=Path), required=True, help="Predictions file (JSON Lines); records are appended as they complete and a re-run skips those already there.")
+@click.option("--base-url", help="OpenAI-compatible API root of the model's server, e.g. http://127.0.0.1:8000/v1.")
+@click.option("--api-key-env", default="OPENAI_API_KEY", show_default=True, help="Environment variable holding the API key (a localhost server needs none).")
+@click.option("--mode", type=click.Choice(MODE_CHOICES), help="fc: APIs as `tools`, answers from tool_calls; prompt: APIs in the system prompt, answers as [Api(k=v)] text.  [default: prompt]")
+@click.option("--syntax", type=click.Choice(SYNTAX_CHOICES), help="Answer syntax: python or json (prompt mode), tool_calls (fc mode).  [default: from --mode]")
+@click.option("--style", type=click.Choice(STYLE_CHOICES), default="standard", show_default=True, help="System prompt style (validator/models/prompts/).")
+@click.option("--temperature", type=float, default=0.0, show_default=True, help="Sampling temperature.")
+@click.option("--max-tokens", type=int, default=1024, show_default=True, help="Completion token limit per request.")
+@click.option("--timeout", type=float, default=120.0, show_default=True, help="Seconds per request before it is retried.")
+@click.option("--max-retries", type=int, default=4, show_default=True, help="Retries of a request after 429, 5xx, timeouts, connection errors.")
+@click.option("--backoff", type=float, default=1.0, show_default=True, help="Seconds before the first retry; doubles with each retry (at most 30).")
+@click.option("--seed", type=int, help="Sampling seed sent with every request (for servers that honour it).")
+@click.option("--concurrency", type=int, default=4, show_default=True, help="Requests (case checkpoints or whole agent episodes) in flight at once.")
+@click.option("--user-model", help="Simulator model playing the user in agent scenarios (default: the scenario's scripted user).")
+@click.option("--user-base-url", help="API root of the user simulator's server (default: --base-url).")
+@click.option("--user-api-key-env", help="Environment variable with the user simulator's key (default: --api-key-env).")
+@click.option("--max-turns", type=int, help="Model turns per agent episode (default: the scenario's max_turns, else 30).")
+@click.option("--lang", type=click.Choice(LANG_CHOICES), default="all", show_default=True, help="Languages to run.")
+@click.option("--category", "categories", multiple=True, metavar="PREFIX", help="Run only these categories (prefixes; repeatable).")
+@click.option("--limit", type=int, help="At most N cases (by id) of each category and N scenarios of each agent category.")
+@click.option("--overwrite", is_flag=True, help="Start over: delete --out and its manifest first.")
+@click.option("--progress/--no-progress", default=None, help="Show a progress bar (default: when standard error is a terminal).")
+@click.option("--repo", "root", type=click.Path(path_type=Path), help="Corpus root (default: the repository containing the current folder).")
+def run(model_name: str, out: Path, root: Path | None, lang: str, categories: tuple[str, ...], **options: Any) -> None:
+    """Run a model over every case checkpoint and agent scenario; write predictions to --out."""
+    try:
+        status = run_model(
+            RunOptions(model=model_name, out=out, root=root or default_root(), langs=selected_langs(lang), categories=categories, **options)
+        )
+    except UserError as error:
+        fail(error)
+    sys.exit(status)

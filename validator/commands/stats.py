@@ -1,0 +1,22 @@
+"""`callbank stats`: how much of what the corpus holds, per category and language."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+
+@click.command()
+@click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
+@click.option("--repo", "repo_root", type=click.Path(file_okay=False, exists=True), default=None, help="Repository root (default: found from the current folder).")
+def stats(output_format: str, repo_root: str | None) -> None:
+    """Counts per category × language, APIs per domain, calls, arguments and turns."""
+    from validator.loading import find_repo_root
+    from validator.repo import Repo
+    from validator.stats import corpus_stats, render_text
+
+    root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
+    figures = corpus_stats(Repo.load(root))
+    click.echo(json.dumps(figures, ensure_ascii=False, indent=2) if output_format == "json" else render_text(figures), nl=output_format == "json")

@@ -1,0 +1,17 @@
+"""Canonical JSON: the one text form of nested data in the dataset and in content hashes."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from typing import Any
+
+
+def canonical_json(value: Any) -> str:
+    """Sorted keys, real UTF-8 characters, no spaces: equal data gives equal text."""
+    return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def sha256_of(value: Any) -> str:
+    """``sha256:<hex>`` of the canonical JSON of value (UTF-8)."""
+    return "sha256:" + hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()

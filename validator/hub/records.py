@@ -1,0 +1,313 @@
+"""Rows of the dataset: one table of columns per kind, and the two maps between files and rows.
+
+Every config holds one kind of item (case, API spec, agent scenario, sandbox) and has one split
+per language. ``project(kind, item, lang, corpus)`` turns a source item into the record of one
+language (the decoded row); ``to_source(kind, en, zh)`` merges the two records of an item back
+into the source item, so ``to_source(project(x, "en"), project(x, "zh")) == x`` for every valid
+item — the round-trip tests hold the build to that. Derived columns (rendered function schemas,
+the states and policies a scenario runs with) are conveniences for consumers; ``to_source``
+ignores them.
+
+Column types: ``string``, ``bool``, ``int``, ``strings`` (list of strings) are real Arrow
+columns; ``json`` columns hold canonical JSON text (``validator.hub.canonical``) because their
+values are nested and heterogeneous. A null cell means "the source has no such field".
+"""
+
+from __future__ import annotations
+
+import copy
+from collections.abc import Mapping
+from typing import Any, NamedTuple
+
+from validator.hub.corpus import LANGS, Corpus
+
+
+class Column(NamedTuple):
+    name: str
+    type: str  # string | bool | int | strings | json
+    optional: bool  # null when the source has no such field
+    derived: bool  # computed from other files; not part of the source item
+    doc: str
+
+
+def _c(name: str, type_: str, doc: str, *, optional: bool = False, derived: bool = False) -> Column:
+    return Column(name, type_, optional, derived, doc)
+
+
+CASE_COLUMNS: tuple[Column, ...] = (
+    _c("id", "string", "case id (the file stem)"),
+    _c("category", "string", "category, e.g. `normal/single_turn/single`"),
+    _c("apis", "strings", "candidate API names shown to the model"),
+    _c("time", "string", "the fixed \"now\" shown to the model (ISO 8601)", optional=True),
+    _c("profile", "string", "user profile in this language (preference cases)", optional=True),
+    _c("state", "json", "deep-merge patch over sandbox data, per sandbox", optional=True),
+    _c("turns", "json", "the dialogue in this language; `expect` turns are the checkpoints with their answers"),
+    _c("functions", "json", "the candidate APIs as OpenAI `tools` entries in this language", derived=True),
+    _c("source", "string", "the file in the repository", derived=True),
+)
+
+API_COLUMNS: tuple[Column, ...] = (
+    _c("name", "string", "API name"),
+    _c("domain", "string", "dotted domain, e.g. `phone.messaging`"),
+    _c("sandbox", "string", "the sandbox implementing it (null for distractors)", optional=True),
+    _c("spec_only", "bool", "true for distractors offered as candidates but never answered"),
+    _c("description", "string", "description in this language"),
+    _c("parameters", "json", "JSON Schema of the arguments, descriptions in this language"),
+    _c("returns", "json", "JSON Schema of the result"),
+    _c("errors", "json", "business errors: kind → message in this language", optional=True),
+    _c("source", "string", "the file in the repository", derived=True),
+)
+
+SCENARIO_COLUMNS: tuple[Column, ...] = (
+    _c("id", "string", "scenario id (the file stem)"),
+    _c("mode", "string", "`multi_turn` (the user speaks several times) or `multi_step` (once)"),
+    _c("sandboxes", "strings", "sandboxes the scenario runs in"),
+    _c("apis", "strings", "candidate APIs (null: every API of its sandboxes)", optional=True),
+    _c("initial_state", "json", "deep-merge patch over each sandbox's data", optional=True),
+    _c("goal", "string", "the simulated user's goal in this language"),
+    _c("known", "strings", "what the user knows", optional=True),
+    _c("unknown", "strings", "what the user does not know", optional=True),
+    _c("script", "strings", "scripted user messages (fallback without a user model)"),
+    _c("reference_calls", "json", "calls whose replay defines the expected end state (`$lang` values per language)"),
+    _c("milestones", "json", "call patterns with a partial order (`after`)"),
+    _c("minefields", "json", "calls that must not happen"),
+    _c("compare", "json", "end-state comparison options: `ignore` and `unordered` paths", optional=True),
+    _c("outputs", "strings", "facts the agent must tell the user, in this language", optional=True),
+    _c("no_change", "bool", "true when the right behaviour changes nothing", optional=True),
+    _c("max_turns", "int", "turn limit", optional=True),
+    _c("states", "json", "initial state (`state.yaml`) of each of its sandboxes", derived=True),
+    _c("policies", "json", "policy of each of its sandboxes in this language", derived=True),
+    _c("functions", "json", "the candidate APIs as OpenAI `tools` entries in this language", derived=True),
+    _c("source", "string", "the file in the repository", derived=True),
+)
+
+SANDBOX_COLUMNS: tuple[Column, ...] = (
+    _c("name", "string", "sandbox name"),
+    _c("state", "json", "initial state: `{sandbox, clock, counters, data}`"),
+    _c("policy", "string", "rules the agent is told, in this language (Markdown)"),
+    _c("code", "string", "source of `sandbox.py`, the class implementing its APIs"),
+    _c("apis", "strings", "APIs it implements", derived=True),
+    _c("source", "string", "the folder in the repository", derived=True),
+)
+
+COLUMNS: dict[str, tuple[Column, ...]] = {
+    "case": CASE_COLUMNS,
+    "api": API_COLUMNS,
+    "scenario": SCENARIO_COLUMNS,
+    "sandbox": SANDBOX_COLUMNS,
+}
+KEY_COLUMN = {"case": "id", "api": "name", "scenario": "id", "sandbox": "name"}
+
+
+# ----------------------------------------------------------------------------- rendering
+
+
+def _is_bilingual(value: Any) -> bool:
+    return isinstance(value, dict) and set(value) == set(LANGS) and all(isinstance(value[k], str) for k in LANGS)
+
+
+def render_property(schema: Any, lang: str) -> Any:
+    """A property schema with every bilingual ``description`` turned into the text of lang."""
+    if not isinstance(schema, dict):
+        return copy.deepcopy(schema)
+    out: dict[str, Any] = {}
+    for key, value in schema.items():
+        if key == "description" and _is_bilingual(value):
+            out[key] = value[lang]
+        elif key == "items":
+            out[key] = render_property(value, lang)
+        elif key == "properties" and isinstance(value, dict):
+            out[key] = {name: render_property(sub, lang) for name, sub in value.items()}
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def merge_property(en: Any, zh: Any) -> Any:
+    """Inverse of render_property over the two languages."""
+    if not isinstance(en, dict) or not isinstance(zh, dict):
+        return copy.deepcopy(en)
+    out: dict[str, Any] = {}
+    for key, value in en.items():
+        other = zh.get(key)
+        if key == "description" and isinstance(value, str) and isinstance(other, str):
+            out[key] = {"en": value, "zh": other}
+        elif key == "items":
+            out[key] = merge_property(value, other)
+        elif key == "properties" and isinstance(value, dict) and isinstance(other, dict):
+            out[key] = {name: merge_property(sub, other.get(name)) for name, sub in value.items()}
+        else:
+            out[key] = copy.deepcopy(value)
+    return out
+
+
+def render_function(spec: Mapping[str, Any], lang: str) -> dict[str, Any]:
+    """One API spec as an OpenAI ``tools`` entry in lang."""
+    description: Any = spec.get("description")
+    if _is_bilingual(description):
+        description = description[lang]
+    return {
+        "type": "function",
+        "function": {
+            "name": spec["name"],
+            "description": description,
+            "parameters": render_property(spec.get("parameters", {}), lang),
+        },
+    }
+
+
+def _functions(names: list[str], corpus: Corpus, lang: str) -> list[dict[str, Any]]:
+    missing = [name for name in names if name not in corpus.specs]
+    if missing:
+        raise KeyError(f"no API spec named {', '.join(missing)}")
+    return [render_function(corpus.specs[name], lang) for name in names]
+
+
+def _present(record: dict[str, Any]) -> dict[str, Any]:
+    return {key: value for key, value in record.items() if value is not None}
+
+
+# ----------------------------------------------------------------------------- per kind
+
+
+def project(kind: str, item: Mapping[str, Any], lang: str, corpus: Corpus) -> dict[str, Any]:
+    """The record of item in lang: every column's decoded value, absent fields left out."""
+    return _PROJECT[kind](item, lang, corpus)
+
+
+def to_source(kind: str, en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, Any]:
+    """The source item whose records in the two languages are en and zh."""
+    return _MERGE[kind](en, zh)
+
+
+def _project_case(case: Mapping[str, Any], lang: str, corpus: Corpus) -> dict[str, Any]:
+    profile = case.get("profile")
+    return _present(
+        {
+            "id": case["id"],
+            "category": case["category"],
+            "apis": list(case["apis"]),
+            "time": case.get("time"),
+            "profile": profile[lang] if isinstance(profile, dict) else profile,
+            "state": copy.deepcopy(case.get("state")),
+            "turns": copy.deepcopy(case[lang]["turns"]),
+            "functions": _functions(list(case["apis"]), corpus, lang),
+            "source": corpus.path_of("case", case["id"]),
+        }
+    )
+
+
+def _merge_case(en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, Any]:
+    case: dict[str, Any] = {"id": en["id"], "category": en["category"], "apis": list(en["apis"])}
+    if "time" in en:
+        case["time"] = en["time"]
+    if "profile" in en:
+        case["profile"] = {"en": en["profile"], "zh": zh["profile"]}
+    if "state" in en:
+        case["state"] = copy.deepcopy(en["state"])
+    case["en"] = {"turns": copy.deepcopy(en["turns"])}
+    case["zh"] = {"turns": copy.deepcopy(zh["turns"])}
+    return case
+
+
+def _project_api(spec: Mapping[str, Any], lang: str, corpus: Corpus) -> dict[str, Any]:
+    errors = spec.get("errors")
+    return _present(
+        {
+            "name": spec["name"],
+            "domain": spec["domain"],
+            "sandbox": spec.get("sandbox"),
+            "spec_only": bool(spec.get("spec_only", False)),
+            "description": spec["description"][lang],
+            "parameters": render_property(spec["parameters"], lang),
+            "returns": copy.deepcopy(spec["returns"]),
+            "errors": None if errors is None else {kind: message[lang] for kind, message in errors.items()},
+            "source": corpus.path_of("api", spec["name"]),
+        }
+    )
+
+
+def _merge_api(en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, Any]:
+    spec: dict[str, Any] = {"name": en["name"], "domain": en["domain"]}
+    if "sandbox" in en:
+        spec["sandbox"] = en["sandbox"]
+    if en.get("spec_only"):
+        spec["spec_only"] = True
+    spec["description"] = {"en": en["description"], "zh": zh["description"]}
+    spec["parameters"] = merge_property(en["parameters"], zh["parameters"])
+    spec["returns"] = copy.deepcopy(en["returns"])
+    if "errors" in en:
+        spec["errors"] = {kind: {"en": message, "zh": zh["errors"][kind]} for kind, message in en["errors"].items()}
+    return spec
+
+
+_USER_FIELDS = ("goal", "known", "unknown", "script")
+_SCENARIO_SHARED = ("reference_calls", "milestones", "minefields")
+_SCENARIO_OPTIONAL = ("apis", "initial_state", "compare", "no_change", "max_turns")
+
+
+def scenario_apis(scenario: Mapping[str, Any], corpus: Corpus) -> list[str]:
+    """The candidate APIs: the scenario's own list, else every API of its sandboxes by name."""
+    if scenario.get("apis") is not None:
+        return list(scenario["apis"])
+    sandboxes = set(scenario.get("sandboxes", []))
+    return sorted(name for name, spec in corpus.specs.items() if spec.get("sandbox") in sandboxes)
+
+
+def _project_scenario(scenario: Mapping[str, Any], lang: str, corpus: Corpus) -> dict[str, Any]:
+    user = scenario["user"][lang]
+    outputs = scenario.get("outputs")
+    names = list(scenario["sandboxes"])
+    unknown = [name for name in names if name not in corpus.sandboxes]
+    if unknown:
+        raise KeyError(f"no sandbox named {', '.join(unknown)}")
+    record: dict[str, Any] = {"id": scenario["id"], "mode": scenario["mode"], "sandboxes": names}
+    record.update({key: copy.deepcopy(scenario.get(key)) for key in _SCENARIO_OPTIONAL})
+    record.update({key: copy.deepcopy(user.get(key)) for key in _USER_FIELDS})
+    record.update({key: copy.deepcopy(scenario[key]) for key in _SCENARIO_SHARED})
+    record["outputs"] = None if outputs is None else list(outputs[lang])
+    record["states"] = {name: copy.deepcopy(corpus.sandboxes[name].state) for name in names}
+    record["policies"] = {name: corpus.sandboxes[name].policy[lang] for name in names}
+    record["functions"] = _functions(scenario_apis(scenario, corpus), corpus, lang)
+    record["source"] = corpus.path_of("scenario", scenario["id"])
+    return _present(record)
+
+
+def _merge_scenario(en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, Any]:
+    scenario: dict[str, Any] = {"id": en["id"], "mode": en["mode"], "sandboxes": list(en["sandboxes"])}
+    for key in _SCENARIO_OPTIONAL:
+        if key in en:
+            scenario[key] = copy.deepcopy(en[key])
+    scenario["user"] = {
+        lang: {key: copy.deepcopy(record[key]) for key in _USER_FIELDS if key in record} for lang, record in (("en", en), ("zh", zh))
+    }
+    for key in _SCENARIO_SHARED:
+        scenario[key] = copy.deepcopy(en[key])
+    if "outputs" in en:
+        scenario["outputs"] = {"en": list(en["outputs"]), "zh": list(zh["outputs"])}
+    return scenario
+
+
+def _project_sandbox(sandbox: Mapping[str, Any], lang: str, corpus: Corpus) -> dict[str, Any]:
+    name = sandbox["name"]
+    return {
+        "name": name,
+        "state": copy.deepcopy(sandbox["state"]),
+        "policy": sandbox["policy"][lang],
+        "code": sandbox["code"],
+        "apis": sorted(api for api, spec in corpus.specs.items() if spec.get("sandbox") == name),
+        "source": corpus.path_of("sandbox", name),
+    }
+
+
+def _merge_sandbox(en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, Any]:
+    return {
+        "name": en["name"],
+        "state": copy.deepcopy(en["state"]),
+        "policy": {"en": en["policy"], "zh": zh["policy"]},
+        "code": en["code"],
+    }
+
+
+_PROJECT = {"case": _project_case, "api": _project_api, "scenario": _project_scenario, "sandbox": _project_sandbox}
+_MERGE = {"case": _merge_case, "api": _merge_api, "scenario": _merge_scenario, "sandbox": _merge_sandbox}

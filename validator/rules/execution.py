@@ -1,0 +1,409 @@
+"""Execution rules (EXE): raised by `callbank exec` (validator/execution.py), documented here."""
+
+from __future__ import annotations
+
+from validator.rules.registry import declare
+
+declare(
+    "EXE001",
+    "missing-implementation",
+    "A spec names a sandbox whose class has no method for it.",
+    stage="exec",
+    doc="""
+    ## What it does
+    Every spec with `sandbox: X` (and no `spec_only: true`) is implemented by a public method of
+    the same name in the class of `sandboxes/X/sandbox.py`.
+    ## Why is this bad?
+    A ground-truth call or an agent's call to this API cannot run: its answer was never executed,
+    and agents get an error where the benchmark promised a working tool.
+    ## Example
+    `specs/phone/send_message.yaml` says `sandbox: phone`, but `PhoneSandbox` has no
+    `send_message` method.
+    ## Use instead
+    Add `def send_message(self, receiver: str, content: str) -> dict[str, Any]: …` to the class,
+    or mark the spec `spec_only: true` (and remove `sandbox`) if it is only a distractor.
+    """,
+)
+
+declare(
+    "EXE002",
+    "unspecified-method",
+    "A public sandbox method has no spec naming that sandbox.",
+    stage="exec",
+    doc="""
+    ## What it does
+    Every public method (not starting with `_`) of a sandbox class is the implementation of a
+    spec of the same name whose `sandbox` is this sandbox.
+    ## Why is this bad?
+    A public method is an API: without a spec, models are never shown it and its arguments and
+    results are never checked. Helpers that are not APIs belong in private methods.
+    ## Example
+    ```python
+    def find_contact(self, name: str) -> dict[str, Any]:   # used by send_message, no spec
+    ```
+    ## Use instead
+    ```python
+    def _find_contact(self, name: str) -> dict[str, Any]:
+    ```
+    or add `specs/<domain>/find_contact.yaml` with `sandbox:` naming this sandbox.
+    """,
+)
+
+declare(
+    "EXE003",
+    "signature-mismatch",
+    "A sandbox method's parameters differ from its spec's.",
+    stage="exec",
+    doc="""
+    ## What it does
+    A method takes exactly the spec's parameter names as keyword parameters (no `*args` or
+    `**kwargs`); a parameter has a Python default exactly when the spec does not require it, and
+    that default equals the spec's `default` when the spec declares one.
+    ## Why is this bad?
+    Arguments are passed by name as the spec defines them: a missing or renamed parameter
+    crashes valid calls, and a default that differs from the documented one makes the model
+    (told the spec's default) and the sandbox disagree about calls that omit it.
+    ## Example
+    ```yaml
+    unit: {type: string, enum: [celsius, fahrenheit], default: celsius, …}
+    ```
+    ```python
+    def get_weather(self, city: str, unit: str = "fahrenheit") -> dict[str, Any]:
+    ```
+    ## Use instead
+    ```python
+    def get_weather(self, city: str, unit: str = "celsius") -> dict[str, Any]:
+    ```
+    """,
+)
+
+declare(
+    "EXE004",
+    "sandbox-unloadable",
+    "A sandbox's class or initial state cannot be loaded.",
+    stage="exec",
+    doc="""
+    ## What it does
+    `sandboxes/<name>/sandbox.py` imports without error and defines exactly one class deriving
+    `validator.sandbox.base.Sandbox` with `name = "<name>"`; `state.yaml` has a clock, counters
+    and data; every state patch of a case or scenario merges into it.
+    ## Why is this bad?
+    Nothing in the sandbox can run, so none of its ground truth can be executed.
+    ## Example
+    ```python
+    class PhoneSandbox(Sandbox):
+        name = "phones"
+    ```
+    ## Use instead
+    ```python
+    class PhoneSandbox(Sandbox):
+        name = "phone"
+    ```
+    """,
+)
+
+declare(
+    "EXE005",
+    "ground-truth-call-fails",
+    "A case's ground-truth call returns an error when executed.",
+    stage="exec",
+    doc="""
+    ## What it does
+    Runs every call of every checkpoint of every case whose APIs are all runnable, in order, in
+    one session per case and language (the sandboxes' initial states with the case's `state`
+    patch and its `time` as the clock; the first alternative of each checkpoint carries the
+    state forward, the others are tried on a copy). A call whose result is an error observation
+    is reported.
+    ## Why is this bad?
+    An answer that fails when executed is a wrong answer: the model that gets it right is told
+    it failed. Published benchmarks ship such answers because they never run them.
+    ## Example
+    ```yaml
+    - expect: {calls: [{api: get_weather, args: {city: Atlantis}}]}
+    ```
+    with no forecast for `Atlantis` in the state (`unknown_city`).
+    ## Use instead
+    Fix the answer, or add what it needs to the case's `state` patch:
+    ```yaml
+    state: {mini: {forecasts: {Atlantis: [20, 21]}}}
+    ```
+    """,
+)
+
+declare(
+    "EXE006",
+    "reference-call-fails",
+    "A scenario's reference call returns an error when replayed.",
+    stage="exec",
+    doc="""
+    ## What it does
+    Replays a scenario's `reference_calls` on its initial state (sandbox states with the
+    `initial_state` patch), in each language, and reports every call whose result is an error
+    observation (a business error, invalid arguments, an API outside the scenario's sandboxes).
+    ## Why is this bad?
+    The reference calls define the expected end state. If one fails, the expected state is not
+    what the scenario's author meant, and a competent agent is scored against a broken plan —
+    a published peer's agent ground truth replays to its expected state in only 30 of 50 cases.
+    ## Example
+    ```yaml
+    reference_calls:
+      - {api: send_message, args: {receiver: Zhang Wei, content: Hi}}   # Wi-Fi is off
+    ```
+    ## Use instead
+    ```yaml
+    reference_calls:
+      - {api: turn_on_wifi, args: {}}
+      - {api: send_message, args: {receiver: Zhang Wei, content: Hi}}
+    ```
+    """,
+)
+
+declare(
+    "EXE007",
+    "nondeterministic-replay",
+    "Replaying the same reference calls twice gives different results.",
+    stage="exec",
+    doc="""
+    ## What it does
+    Replays every scenario's reference calls twice, each time on a fresh copy of the initial
+    state, and compares the observations and end states.
+    ## Why is this bad?
+    Agents are scored by comparing end states. If the same calls give different states, scores
+    swing between identical runs (a published peer swings 8–9 points between runs).
+    ## Example
+    ```python
+    _SENT = [0]
+    def send_note(self, to: str, text: str) -> dict[str, Any]:
+        _SENT[0] += 1                     # module state survives between runs
+        return {"note_id": f"N-{_SENT[0]}"}
+    ```
+    ## Use instead
+    ```python
+    def send_note(self, to: str, text: str) -> dict[str, Any]:
+        return {"note_id": self.new_id("note", "N-")}   # counters live in the state
+    ```
+    """,
+)
+
+declare(
+    "EXE008",
+    "do-nothing-agent-passes",
+    "An agent that does nothing would pass the scenario.",
+    stage="exec",
+    doc="""
+    ## What it does
+    Runs a do-nothing agent (no calls, says nothing): its end state is the initial state. It must
+    fail every scenario: the reference end state differs from the initial state under `compare`,
+    or, for a `no_change: true` scenario, the agent must tell the user something (`outputs` in
+    both languages).
+    ## Why is this bad?
+    A scenario that inaction passes measures nothing; a published peer lets do-nothing agents
+    pass its refusal tasks.
+    ## Example
+    ```yaml
+    reference_calls: [{api: get_weather, args: {city: Hangzhou}}]   # reads, changes nothing
+    ```
+    ## Use instead
+    Make the goal change something the comparison sees, or mark a refusal task
+    `no_change: true` with the facts the agent must say in `outputs: {en: […], zh: […]}`.
+    """,
+)
+
+declare(
+    "EXE009",
+    "no-change-scenario-changes-state",
+    "A scenario marked `no_change: true` has reference calls that change the state.",
+    stage="exec",
+    doc="""
+    ## What it does
+    In a `no_change: true` scenario, replaying the reference calls leaves the state equal to the
+    initial state under `compare`.
+    ## Why is this bad?
+    The flag says the right behaviour changes nothing, while the reference calls — the right
+    behaviour — change something: one of the two is wrong, and the scenario is scored against
+    the reference end state either way.
+    ## Example
+    ```yaml
+    no_change: true
+    reference_calls: [{api: send_note, args: {to: Li Lei, text: Hello}}]
+    ```
+    ## Use instead
+    Remove `no_change: true`, or remove the changing calls from `reference_calls`.
+    """,
+)
+
+declare(
+    "EXE010",
+    "milestone-unreached",
+    "The reference calls never reach a milestone (in its `after` order).",
+    stage="exec",
+    doc="""
+    ## What it does
+    Matches each milestone against the scenario's reference calls: some call must match the
+    milestone's API and argument subset, later than calls reaching every milestone in its
+    `after` list (the cycle-consistency check: the plan and its execution agree).
+    ## Why is this bad?
+    Process accuracy is matched milestones / milestones; a milestone the reference agent itself
+    misses caps every agent below 1, and usually means the milestone or the calls are wrong.
+    ## Example
+    ```yaml
+    reference_calls:
+      - {api: send_note, args: {to: Li Lei, text: Rain tomorrow}}
+      - {api: get_weather, args: {city: Hangzhou}}
+    milestones:
+      - {id: checked, api: get_weather}
+      - {id: told, api: send_note, after: [checked]}
+    ```
+    ## Use instead
+    Put the calls in the order the milestones require (check the weather, then send the note),
+    or drop an `after` that is not really needed.
+    """,
+)
+
+declare(
+    "EXE011",
+    "reference-hits-minefield",
+    "A reference call matches one of the scenario's minefields.",
+    stage="exec",
+    doc="""
+    ## What it does
+    No reference call matches a minefield (a call pattern that must not happen).
+    ## Why is this bad?
+    The reference agent would fail its own scenario: either the minefield is too broad or the
+    reference calls do what the scenario forbids.
+    ## Example
+    ```yaml
+    reference_calls: [{api: send_note, args: {to: Li Lei, text: Hi, urgent: true}}]
+    minefields: [{api: send_note, args: {urgent: true}}]
+    ```
+    ## Use instead
+    Narrow the minefield to the call that is really forbidden, or fix the reference call.
+    """,
+)
+
+declare(
+    "EXE012",
+    "api-not-runnable-in-scenario",
+    "A scenario names an API that its sandboxes cannot run, or arguments it rejects.",
+    stage="exec",
+    doc="""
+    ## What it does
+    Every API in a scenario's reference calls and milestones is implemented by one of the
+    scenario's `sandboxes`; minefields and candidate `apis` name such APIs or spec-only
+    distractors; milestone and minefield arguments are parameters of their API with values the
+    parameter accepts.
+    ## Why is this bad?
+    The agent runs only in the scenario's sandboxes: a milestone no call there can reach, or a
+    minefield no call can hit, checks nothing.
+    ## Example
+    ```yaml
+    sandboxes: [phone]
+    minefields: [{api: transfer_to_payee}]   # implemented by the bank sandbox
+    ```
+    ## Use instead
+    ```yaml
+    sandboxes: [phone, bank]
+    minefields: [{api: transfer_to_payee}]
+    ```
+    """,
+)
+
+declare(
+    "EXE013",
+    "sandbox-bug",
+    "A sandbox method crashed, or returned a result its spec does not allow.",
+    stage="exec",
+    doc="""
+    ## What it does
+    While executing ground truth and reference calls, reports a method that raised an exception
+    other than `ApiError`, raised an `ApiError` kind its spec's `errors` does not declare,
+    returned something that is not JSON data or that its spec's `returns` rejects, or left
+    non-JSON data in its state.
+    ## Why is this bad?
+    The agent is promised results in the documented shape; a crash or an undocumented result
+    is a bug in the benchmark, not a mistake of the model under test.
+    ## Example
+    ```python
+    return {"note_id": 17}        # returns says note_id is a string
+    ```
+    ## Use instead
+    ```python
+    return {"note_id": self.new_id("note", "N-")}
+    ```
+    """,
+)
+
+declare(
+    "EXE014",
+    "sandbox-escapes-isolation",
+    "A sandbox touches files, the network or processes, or imports a module that does.",
+    stage="exec",
+    doc="""
+    ## What it does
+    Reports a sandbox method that, while it runs, opens a file, uses a socket, starts a process,
+    sleeps, or imports a module for the first time (an audit hook stops it), and a `sandbox.py`
+    that imports a module for files, network, processes or threads (`os`, `pathlib`, `socket`,
+    `subprocess`, `urllib`, `threading`, …) or calls `open`, `input` or `__import__`.
+    ## Why is this bad?
+    A sandbox is plain data in, plain data out: anything read from outside its state differs
+    between machines and runs, and anything written outside it leaks between runs.
+    ## Example
+    ```python
+    def send_note(self, to: str, text: str) -> dict[str, Any]:
+        with open("notes.log", "a") as log:
+            log.write(text)
+    ```
+    ## Use instead
+    ```python
+    def send_note(self, to: str, text: str) -> dict[str, Any]:
+        self.data["notes"].append({"to": to, "text": text})
+    ```
+    """,
+)
+
+declare(
+    "EXE015",
+    "call-timeout",
+    "A sandbox method runs longer than the per-call time limit.",
+    stage="exec",
+    doc="""
+    ## What it does
+    Every call runs under a time limit (half a second; real methods take microseconds) and is
+    stopped when it runs longer.
+    ## Why is this bad?
+    A method that loops or searches without bound stalls every evaluation run, and its result,
+    if any, depends on how long it was allowed to run.
+    ## Example
+    ```python
+    while self.data["queue"]:       # never shrinks
+        ...
+    ```
+    ## Use instead
+    Iterate over a bounded collection, and make every loop shrink what it walks.
+    """,
+)
+
+declare(
+    "EXE016",
+    "nondeterminism-source",
+    "A sandbox reads randomness, the wall clock or process-specific values.",
+    stage="exec",
+    doc="""
+    ## What it does
+    Scans `sandbox.py` for imports of `random`, `secrets`, `uuid` or `time`, calls of
+    `datetime.now()`, `date.today()` and the like, and of `hash()` or `id()`.
+    ## Why is this bad?
+    None of these raise an audit event, so only reading the code finds them. Their values differ
+    between runs (string hashes change with every process), so replaying the same calls gives
+    different end states and agents are scored by chance.
+    ## Example
+    ```python
+    import uuid
+    order_id = str(uuid.uuid4())
+    ```
+    ## Use instead
+    ```python
+    order_id = self.new_id("order", "O-")    # and self.now() for the time
+    ```
+    """,
+)

@@ -1,0 +1,99 @@
+"""Reading a predictions file (JSON Lines) into records keyed by (id, lang, step).
+
+The file's own problems — a line that is not JSON, a record without an id, a duplicate — are
+collected as messages with their line number; they never stop the reading. What a model
+answered (``output``, ``tool_calls``, ``calls``) is not judged here: a malformed answer is the
+model's format error, scored later.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any, NamedTuple
+
+from validator.errors import UserError
+
+LANGS = ("en", "zh")
+Key = tuple[str, str, int]  # (id, lang, step); step 0 when absent
+
+
+class Prediction(NamedTuple):
+    line: int  # 1-based line in the file
+    record: dict[str, Any]
+
+
+class Predictions(NamedTuple):
+    records: dict[Key, Prediction]
+    problems: list[str]  # "line 3: …" messages about the file itself
+
+
+def read_predictions(path: Path) -> Predictions:
+    try:
+        raw = Path(path).read_bytes()
+    except FileNotFoundError:
+        raise UserError(f"{path}: no such predictions file") from None
+    except IsADirectoryError:
+        raise UserError(f"{path} is a directory; give the predictions file (JSON Lines)") from None
+    except OSError as error:
+        raise UserError(f"cannot read {path}: {error.strerror}") from None
+    return parse_predictions(raw)
+
+
+def parse_predictions(raw: bytes) -> Predictions:
+    records: dict[Key, Prediction] = {}
+    problems: list[str] = []
+    if raw.startswith(b"\xef\xbb\xbf"):
+        raw = raw[3:]
+    for number, line in enumerate(raw.split(b"\n"), 1):
+        # invalid UTF-8 survives as lone surrogates: the answer holding it is a format error
+        text = line.decode("utf-8", "surrogateescape").strip()
+        if not text:
+            continue
+        record, problem = _record(text)
+        if problem:
+            problems.append(f"line {number}: {problem}")
+            continue
+        assert record is not None
+        key = (record["id"], record["lang"], record.get("step", 0))
+        if key in records:
+            first = records[key].line
+            shown = f"{key[0]} ({key[1]}, step {key[2]})"
+            problems.append(f"line {number}: duplicate record for {shown}, first on line {first}; the first one is scored")
+            continue
+        records[key] = Prediction(number, record)
+    return Predictions(records, problems)
+
+
+def _record(text: str) -> tuple[dict[str, Any] | None, str | None]:
+    try:
+        record = json.loads(text)
+    except (ValueError, RecursionError) as error:
+        return None, f"not valid JSON ({_reason(error)})"
+    if not isinstance(record, dict):
+        return None, "a record is a JSON object with at least \"id\" and \"lang\""
+    identifier = record.get("id")
+    if not isinstance(identifier, str) or not identifier:
+        return None, "the record has no \"id\" string"
+    if _surrogates(identifier):
+        return None, "the record's \"id\" is not valid UTF-8"
+    if record.get("lang") not in LANGS:
+        return None, f"record {identifier[:60]!r}: \"lang\" must be \"en\" or \"zh\", not {str(record.get('lang'))[:20]!r}"
+    step = record.get("step", 0)
+    if step is None:
+        record["step"] = step = 0
+    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+        return None, f"record {identifier[:60]!r}: \"step\" must be a non-negative integer"
+    return record, None
+
+
+def _reason(error: Exception) -> str:
+    if isinstance(error, json.JSONDecodeError):
+        return f"{error.msg} at column {error.colno}"
+    if isinstance(error, RecursionError):
+        return "nested too deeply"
+    return str(error)[:80]
+
+
+def _surrogates(text: str) -> bool:
+    return not text.isascii() and any("\ud800" <= c <= "\udfff" for c in text)

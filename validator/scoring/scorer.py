@@ -1,0 +1,123 @@
+"""Scoring predictions against the selected units: one result per case or scenario and language.
+
+``score_units`` pairs every checkpoint with its prediction record (by id, language and step),
+parses and compares it, and reports what the file got wrong: records for unknown ids or
+steps, and units without any prediction (counted wrong and listed).
+"""
+
+from __future__ import annotations
+
+from typing import NamedTuple
+
+from validator.scoring.agent import AgentVerdict, ReferenceCache, Replayer, score_scenario
+from validator.scoring.match import Verdict, score_checkpoint
+from validator.scoring.parse import parse_prediction
+from validator.scoring.predictions import Key, Predictions
+from validator.scoring.units import CaseUnit, ScenarioUnit, Units
+
+
+class UnitResult(NamedTuple):
+    id: str
+    lang: str
+    category: str
+    correct: bool
+    error: str | None  # taxonomy code of the first wrong checkpoint; None if right or missing
+    detail: str
+    step: int | None  # the first wrong (or missing) checkpoint of a case
+    missing: bool  # some prediction is absent
+    checkpoints: tuple[Verdict | None, ...] = ()  # per step (None: no prediction); cases only
+    agent: AgentVerdict | None = None  # scenarios only
+
+
+class Scored(NamedTuple):
+    results: list[UnitResult]
+    missing: list[Key]  # (id, lang, step) without a prediction
+    problems: list[str]  # about the predictions file, by line
+    ignored: int  # records of cases outside the selection (other language or category)
+    notes: list[str]  # what could not be scored and why
+
+
+def score_units(units: Units, predictions: Predictions, replayer: Replayer | None = None) -> Scored:
+    records = predictions.records
+    used: set[Key] = set()
+    results: list[UnitResult] = []
+    missing: list[Key] = []
+    for unit in units.cases:
+        result = _score_case(unit, units, records, used, missing)
+        results.append(result)
+    notes: list[str] = []
+    if units.scenarios:
+        if replayer is None:
+            notes.append(
+                f"{len(units.scenarios)} agent scenario runs not scored: the sandbox runtime "
+                "(validator.sandbox.replay) is not available"
+            )
+            used.update((unit.id, unit.lang, 0) for unit in units.scenarios)
+        else:
+            cache = ReferenceCache(replayer)
+            for scenario_unit in units.scenarios:
+                results.append(_score_scenario(scenario_unit, records, used, missing, replayer, cache))
+    problems = list(predictions.problems)
+    ignored = 0
+    selected = {(unit.id, unit.lang): len(unit.checkpoints) for unit in units.cases}
+    selected.update({(unit.id, unit.lang): 1 for unit in units.scenarios})
+    for key, prediction in records.items():
+        if key in used:
+            continue
+        identifier, lang, step = key
+        if (identifier, lang) in selected:
+            count = selected[(identifier, lang)]
+            problems.append(
+                f"line {prediction.line}: {identifier} ({lang}) has {count} checkpoint(s), steps 0–{count - 1}; step {step} does not exist"
+            )
+        elif identifier in units.known_ids:
+            ignored += 1
+        else:
+            problems.append(f"line {prediction.line}: no case or scenario has the id {identifier[:80]!r}")
+    problems.sort(key=_line_of)
+    return Scored(results, missing, problems, ignored, notes)
+
+
+def _line_of(message: str) -> int:
+    head = message.split(":", 1)[0]
+    return int(head[5:]) if head.startswith("line ") and head[5:].isdigit() else 0
+
+
+def _score_case(unit: CaseUnit, units: Units, records: dict, used: set[Key], missing: list[Key]) -> UnitResult:
+    verdicts: list[Verdict | None] = []
+    first_wrong: tuple[int, Verdict | None] | None = None
+    for step, answer in enumerate(unit.checkpoints):
+        key = (unit.id, unit.lang, step)
+        prediction = records.get(key)
+        if prediction is None:
+            verdicts.append(None)
+            missing.append(key)
+            if first_wrong is None:
+                first_wrong = (step, None)
+            continue
+        used.add(key)
+        verdict = score_checkpoint(answer, parse_prediction(prediction.record), units.schemas, unit.lang)
+        verdicts.append(verdict)
+        if not verdict.correct and first_wrong is None:
+            first_wrong = (step, verdict)
+    is_missing = any(v is None for v in verdicts)
+    if first_wrong is None:
+        return UnitResult(unit.id, unit.lang, unit.category, True, None, "", None, False, tuple(verdicts))
+    step, verdict = first_wrong
+    if verdict is None:
+        return UnitResult(unit.id, unit.lang, unit.category, False, None, "no prediction", step, True, tuple(verdicts))
+    return UnitResult(unit.id, unit.lang, unit.category, False, verdict.error, verdict.detail, step, is_missing, tuple(verdicts))
+
+
+def _score_scenario(
+    unit: ScenarioUnit, records: dict, used: set[Key], missing: list[Key], replayer: Replayer, cache: ReferenceCache
+) -> UnitResult:
+    key = (unit.id, unit.lang, 0)
+    prediction = records.get(key)
+    total = len(unit.scenario.get("milestones") or [])
+    if prediction is None:
+        missing.append(key)
+        return UnitResult(unit.id, unit.lang, unit.category, False, None, "no prediction", None, True, agent=AgentVerdict(False, None, "", 0, total))
+    used.add(key)
+    verdict = score_scenario(unit.scenario, prediction.record, unit.lang, replayer, cache)
+    return UnitResult(unit.id, unit.lang, unit.category, verdict.correct, verdict.error, verdict.detail, None, False, agent=verdict)
