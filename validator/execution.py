@@ -15,6 +15,7 @@ The rule docs live in validator/rules/execution.py.
 from __future__ import annotations
 
 import ast
+import json
 import inspect
 from collections.abc import Iterator, Mapping
 from pathlib import Path
@@ -26,7 +27,13 @@ from validator.loading import Document
 from validator.repo import Repo
 from validator.rules import RULES
 from validator.rules.answers import alternatives, checkpoints, iter_calls, sides
-from validator.sandbox.replay import compare_states, matched_milestones, minefield_hits, replay
+from validator.sandbox.replay import (
+    call_matches,
+    compare_states,
+    matched_milestones,
+    minefield_hits,
+    replay,
+)
 from validator.sandbox.runtime import (
     AGENT_ERRORS,
     DEFAULT_TIME_LIMIT,
@@ -51,7 +58,7 @@ def run(root: Path, time_limit: float | None = DEFAULT_TIME_LIMIT) -> list[Diagn
 def run_repo(repo: Repo, time_limit: float | None = DEFAULT_TIME_LIMIT) -> list[Diagnostic]:
     report = Report(repo)
     runtime = Runtime.from_repo(repo)
-    for name, error in sorted(runtime.load_errors.items()):
+    for _, error in sorted(runtime.load_errors.items()):
         path = _relative(repo.root, error.path)
         report.at_file("EXE004", path, error.line, error.message)
     for name in repo.sandbox_names():
@@ -276,9 +283,9 @@ def signature_problems(function: Any, spec: Mapping[str, Any]) -> list[str]:
         elif param.name not in required and not has_default:
             problems.append(f"{param.name!r} is optional in the spec but has no default; give it one (the spec's default, or None)")
         schema = properties[param.name]
-        if has_default and param.name not in required and isinstance(schema, dict) and "default" in schema:
-            if not matchers.literal_equal(schema["default"], param.default):
-                problems.append(f"the default of {param.name!r} is {param.default!r}, but the spec's default is {schema['default']!r}")
+        spec_default = schema.get("default", param.empty) if isinstance(schema, dict) else param.empty
+        if has_default and param.name not in required and spec_default is not param.empty and not matchers.literal_equal(spec_default, param.default):
+            problems.append(f"the default of {param.name!r} is {param.default!r}, but the spec's default is {spec_default!r}")
     for name in properties:
         if name not in seen:
             problems.append(f"has no parameter {name!r}, which the spec defines")
@@ -306,15 +313,39 @@ def execute_case(document: Document, runtime: Runtime, report: Report, time_limi
             # other alternatives are tried on copies first; the first one carries the dialogue on
             for calls, pointer in options[1:]:
                 _run_calls(session.fork(), calls, pointer, lang, document, runtime, report)
-            if options and not _run_calls(session, options[0][0], options[0][1], lang, document, runtime, report):
+            observed: list[Any] = []
+            if options and not _run_calls(session, options[0][0], options[0][1], lang, document, runtime, report, observed):
                 break  # later checkpoints build on this one
+            _compare_tool_turn(turns, index + 1, observed, lang, document, report)
 
 
-def _run_calls(session: Session, calls: list[Any], pointer: str, lang: str, document: Document, runtime: Runtime, report: Report) -> bool:
+def _compare_tool_turn(turns: list[Any], index: int, observed: list[Any], lang: str, document: Document, report: Report) -> None:
+    """EXE017: the results a dialogue shows are the results its calls really return."""
+    turn = turns[index] if index < len(turns) else None
+    if not isinstance(turn, dict) or not isinstance(turn.get("tool"), list):
+        return
+    for k, (recorded, actual) in enumerate(zip(turn["tool"], observed)):
+        result = recorded.get("result") if isinstance(recorded, dict) else None
+        if not matchers.literal_equal(result, actual):
+            shown = json.dumps(actual, ensure_ascii=False, sort_keys=True)
+            shown = shown if len(shown) <= 300 else shown[:299] + "…"
+            report.at_document(
+                "EXE017",
+                document.path,
+                join_pointer(lang, "turns", index, "tool", k, "result"),
+                f"this recorded result differs from what {recorded.get('api')} really returns here; replace it with: {shown}",
+            )
+
+
+def _run_calls(
+    session: Session, calls: list[Any], pointer: str, lang: str, document: Document, runtime: Runtime, report: Report, observed: list[Any] | None = None
+) -> bool:
     for j, call in enumerate(calls):
         if not isinstance(call, dict) or not isinstance(call.get("api"), str):
             return False
         outcome = session.run(call["api"], matchers.render(call.get("args") or {}, lang), lang)
+        if observed is not None:
+            observed.append(outcome.observation)
         if outcome.ok:
             continue
         where = f"{document.path} {pointer}/{j}"
@@ -345,7 +376,7 @@ def execute_scenario(document: Document, runtime: Runtime, report: Report, time_
     names = data.get("sandboxes")
     if not isinstance(names, list) or not names or not all(isinstance(n, str) and n in runtime.classes for n in names):
         return  # REF004 / EXE004 report sandboxes that do not exist or do not load
-    calls = [c for c in data.get("reference_calls") or [] if isinstance(c, dict)] if isinstance(data.get("reference_calls"), list) else []
+    calls = data.get("reference_calls") if isinstance(data.get("reference_calls"), list) else []  # indexes = pointers
     milestones = [m for m in data.get("milestones") or [] if isinstance(m, dict)] if isinstance(data.get("milestones"), list) else []
     minefields = [m for m in data.get("minefields") or [] if isinstance(m, dict)] if isinstance(data.get("minefields"), list) else []
     blocked = check_scenario_apis(document, runtime, report)
@@ -397,7 +428,7 @@ def execute_scenario(document: Document, runtime: Runtime, report: Report, time_
                 "make the goal change the state, or mark a refusal no_change with outputs",
                 lang,
             )
-        rendered = [{"api": c.get("api"), "args": matchers.render(c.get("args") or {}, lang)} for c in calls]
+        rendered = [{"api": c.get("api"), "args": matchers.render(c.get("args") or {}, lang)} if isinstance(c, dict) else {} for c in calls]
         reached = matched_milestones(milestones, rendered, lang)
         for i, milestone in enumerate(milestones):
             pointer = join_pointer("milestones", i)
@@ -420,8 +451,6 @@ def _drift(obs_a: list[Any], obs_b: list[Any], end_a: Any, end_b: Any) -> str:
 
 
 def _unreached(milestone: Mapping[str, Any], milestones: list[dict[str, Any]], calls: list[dict[str, Any]], lang: str) -> str:
-    from validator.sandbox.replay import call_matches
-
     api = milestone.get("api")
     if not any(call_matches(milestone, call, lang) for call in calls):
         args = milestone.get("args") or {}

@@ -20,7 +20,7 @@ only on which calls succeeded and in which order.
 
 from __future__ import annotations
 
-from datetime import date, datetime
+from datetime import date
 from typing import Any
 
 from validator.sandbox.base import ApiError, Sandbox

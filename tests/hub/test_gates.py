@@ -56,64 +56,20 @@ def test_case_content_hash_changes_with_any_value() -> None:
 
 def test_an_empty_or_missing_queue_blocks_nothing(tmp_path: Path) -> None:
     root = copy_fixture(tmp_path)
-    assert review_blockers(Repo.load(root)) == []
+    assert review_blockers(root, Repo.load(root)) == []
 
 
-@pytest.mark.parametrize("status", ["pending", "rejected"])
-def test_pending_and_rejected_records_block(tmp_path: Path, status: str) -> None:
+def test_review_blockers_are_the_review_gates_findings(tmp_path: Path) -> None:
+    """The publishing gate delegates to validator.review.gate (tested in tests/review)."""
+    from validator.review.gate import blocking
+
     root = copy_fixture(tmp_path)
-    write_record(root, status, content_hash=current_hash(root))
-    [blocker] = review_blockers(Repo.load(root))
-    assert blocker.gate == "review" and blocker.path == f"review/queue/{CASE_ID}.yaml"
-    assert status in blocker.message and CASE_ID in blocker.message
-
-
-def test_an_accepted_record_for_the_current_content_passes(tmp_path: Path) -> None:
-    root = copy_fixture(tmp_path)
-    write_record(root, "accepted", content_hash="sha256:" + "0" * 64, accepted_hash=current_hash(root))
-    assert review_blockers(Repo.load(root)) == []
-
-
-def test_an_accepted_record_without_accepted_hash_uses_content_hash(tmp_path: Path) -> None:
-    root = copy_fixture(tmp_path)
-    write_record(root, "accepted", content_hash=current_hash(root))
-    assert review_blockers(Repo.load(root)) == []
-
-
-def test_a_case_edited_after_acceptance_blocks(tmp_path: Path) -> None:
-    root = copy_fixture(tmp_path)
-    write_record(root, "accepted", content_hash=current_hash(root), accepted_hash=current_hash(root))
-    case = root / CASE
-    case.write_text(case.read_text(encoding="utf-8").replace("Send a message to Sun Li", "Send a text to Sun Li"), encoding="utf-8")
-    [blocker] = review_blockers(Repo.load(root))
-    assert "changed after it was accepted" in blocker.message
-
-
-def test_a_record_found_by_id_when_the_case_moved(tmp_path: Path) -> None:
-    root = copy_fixture(tmp_path)
-    write_record(root, "pending", content_hash=current_hash(root), path="dialogues/special/incomplete/old-name.yaml")
-    assert len(review_blockers(Repo.load(root))) == 1
-
-
-def test_a_record_of_a_deleted_case_blocks_nothing(tmp_path: Path) -> None:
-    root = copy_fixture(tmp_path)
-    write_record(root, "pending", content_hash="sha256:" + "1" * 64, case_id="gone-0001", path="dialogues/special/incomplete/gone-0001.yaml")
-    assert review_blockers(Repo.load(root)) == []
-
-
-def test_an_unreadable_record_blocks(tmp_path: Path) -> None:
-    root = copy_fixture(tmp_path)
+    (root / "review" / "queue").mkdir(parents=True, exist_ok=True)
     (root / "review" / "queue" / "broken.yaml").write_text("id: [unclosed\n", encoding="utf-8")
-    [blocker] = review_blockers(Repo.load(root))
-    assert blocker.path == "review/queue/broken.yaml" and "cannot be read" in blocker.message
-
-
-def test_a_scenario_record_is_checked_too(tmp_path: Path) -> None:
-    root = copy_fixture(tmp_path)
-    path = "sandboxes/phone/scenarios/phone-0002.yaml"
-    write_record(root, "rejected", content_hash="sha256:" + "2" * 64, case_id="phone-0002", path=path)
-    [blocker] = review_blockers(Repo.load(root))
-    assert "phone-0002 was rejected" in blocker.message
+    [blocker] = review_blockers(root, Repo.load(root))
+    [finding] = blocking(root)
+    assert blocker.gate == "review" and blocker.path.startswith("review/queue/broken.yaml")
+    assert blocker.message.startswith(finding.code) and finding.message in blocker.message
 
 
 # ----------------------------------------------------------------------------- validation

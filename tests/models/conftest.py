@@ -4,6 +4,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.support.local_llm import local_llm  # noqa: F401  (pytest fixture)
 from validator.repo import Repo
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "scoring"

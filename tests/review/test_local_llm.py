@@ -39,6 +39,7 @@ def test_smollm_as_three_judges(tmp_path: Path, local_llm: LocalLLM, monkeypatch
     monkeypatch.chdir(root)
 
     summary = run_review(root, ["dialogues/special"], judges_file=judges_path, concurrency=1, policy=POLICY, progress=False)
+    print(summary.render())  # shown with -s: what the small model made of it
     assert summary.complete, summary.render()
     assert summary.items == 2 and summary.asked == 6 and summary.cached == 0
 

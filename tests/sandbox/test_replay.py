@@ -7,7 +7,14 @@ from pathlib import Path
 import pytest
 
 from tests.sandbox.toy import toy_runtime
-from validator.sandbox.replay import compare_states, matched_milestones, minefield_hits, normalise_state, replay
+from validator.sandbox.replay import (
+    compare_states,
+    matched_milestones,
+    minefield_hits,
+    normalise_state,
+    replay,
+)
+from validator.sandbox.runtime import Runtime
 
 # ----------------------------------------------------------------------------- compare_states
 
@@ -148,11 +155,11 @@ def test_minefield_hits_name_the_first_call_that_hit_each() -> None:
 
 
 @pytest.fixture
-def toy(tmp_path: Path):  # noqa: ANN201
+def toy(tmp_path: Path) -> Runtime:
     return toy_runtime(tmp_path)
 
 
-def test_replay_runs_calls_on_the_patched_initial_state(toy) -> None:  # noqa: ANN001
+def test_replay_runs_calls_on_the_patched_initial_state(toy: Runtime) -> None:
     scenario = {"sandboxes": ["toy"], "initial_state": {"toy": {"log": [100]}}}
     calls = [{"api": "add", "args": {"a": {"$lang": {"en": 1, "zh": 2}}}}, {"api": "fail", "args": {"kind": "closed"}}, {"api": "add", "args": {"a": 3}}]
     result = replay(toy, scenario, calls, "zh")
@@ -161,18 +168,18 @@ def test_replay_runs_calls_on_the_patched_initial_state(toy) -> None:  # noqa: A
     assert [(e.index, e.status) for e in result.errors] == [(1, "error")]
 
 
-def test_replay_without_rendering_passes_values_as_given(toy) -> None:  # noqa: ANN001
+def test_replay_without_rendering_passes_values_as_given(toy: Runtime) -> None:
     result = replay(toy, {"sandboxes": ["toy"]}, [{"api": "add", "args": {"a": {"$lang": {"en": 1, "zh": 2}}}}], "en", render=False)
     assert result.errors[0].status == "invalid_arguments"
 
 
-def test_replay_twice_gives_the_same_result(toy) -> None:  # noqa: ANN001
+def test_replay_twice_gives_the_same_result(toy: Runtime) -> None:
     scenario = {"sandboxes": ["toy"]}
     calls = [{"api": "add", "args": {"a": 1}}, {"api": "add", "args": {"a": 2, "b": 5}}]
     assert replay(toy, scenario, calls, "en")[:3] == replay(toy, scenario, calls, "en")[:3]
 
 
-def test_a_leaking_method_shows_up_as_a_different_replay(toy) -> None:  # noqa: ANN001
+def test_a_leaking_method_shows_up_as_a_different_replay(toy: Runtime) -> None:
     scenario = {"sandboxes": ["toy"]}
     calls = [{"api": "leak", "args": {}}]
     assert replay(toy, scenario, calls, "en").end_state != replay(toy, scenario, calls, "en").end_state

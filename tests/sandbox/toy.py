@@ -82,7 +82,7 @@ class ToySandbox(Sandbox):
     def swallow(self) -> dict[str, Any]:
         try:
             open(__file__, encoding="utf-8").close()
-        except Exception:
+        except BaseException:
             pass
         return {}
 
@@ -91,12 +91,13 @@ class ToySandbox(Sandbox):
             pass
 
     def spin_swallow(self) -> dict[str, Any]:
-        while True:
-            try:
-                while True:
-                    pass
-            except Exception:
+        try:
+            while True:
                 pass
+        except BaseException:
+            pass
+        while True:
+            pass
 
     def leak(self) -> dict[str, Any]:
         _LEAK[0] += 1

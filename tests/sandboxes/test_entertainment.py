@@ -1,100 +1,34 @@
-"""The entertainment sandbox: business rules and spec parity.
+"""The entertainment sandbox: its own business rules.
 
-These tests read the sandbox's own files (state.yaml, specs/entertainment) so that a change to any of
-them that breaks the contract of docs/data-model.md fails here before `callbank exec`.
+The generic contract (spec parity, declared errors, bilingual text, determinism) is checked for
+every sandbox in test_contract.py.
 """
 
 from __future__ import annotations
 
-import ast
-import copy
-import importlib.util
-import inspect
-import json
 import re
-from pathlib import Path
 from typing import Any
 
-import pytest
-import yaml
-from jsonschema import Draft202012Validator
+from tests.sandboxes import support
+from validator.sandbox.base import Sandbox
 
-from validator.sandbox.base import ApiError, Sandbox
-
-ROOT = Path(__file__).resolve().parents[2]
-SANDBOX_DIR = ROOT / "sandboxes" / "entertainment"
-SPEC_DIR = ROOT / "specs" / "entertainment"
+NAME = "entertainment"
+STATE = support.state(NAME)
+run = support.call
+error_kind = support.error_kind
 
 
-def _load_class() -> type[Sandbox]:
-    # sandboxes/ is not a package: load the module from its file, as the runtime does.
-    spec = importlib.util.spec_from_file_location("callbank_sandbox_entertainment", SANDBOX_DIR / "sandbox.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.EntertainmentSandbox
+def fresh(patch: dict[str, Any] | None = None, clock: str | None = None) -> Sandbox:
+    return support.fresh(NAME, patch, clock=clock)
 
 
-EntertainmentSandbox = _load_class()
-STATE: dict[str, Any] = yaml.safe_load((SANDBOX_DIR / "state.yaml").read_text(encoding="utf-8"))
-ALL_SPECS: dict[str, dict[str, Any]] = {
-    path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted(SPEC_DIR.glob("*.yaml"))
-}
-SPECS = {name: spec for name, spec in ALL_SPECS.items() if not spec.get("spec_only")}
+def test_catalogue_size() -> None:
+    assert len(support.specs(NAME)) >= 8
+    assert 1 <= len(support.distractors(NAME)) <= 2
 
 
-# ----------------------------------------------------------------------------- helpers
-
-
-def deep_merge(base: Any, patch: Any) -> Any:
-    """Mappings merge key by key; anything else in the patch replaces the base value."""
-    if isinstance(base, dict) and isinstance(patch, dict):
-        merged = dict(base)
-        for key, value in patch.items():
-            merged[key] = deep_merge(base.get(key), value) if key in base else copy.deepcopy(value)
-        return merged
-    return copy.deepcopy(patch)
-
-
-def plain_schema(schema: Any) -> Any:
-    """A spec's schema with each bilingual description reduced to English, as rendering does."""
-    if isinstance(schema, dict):
-        return {
-            key: (value["en"] if key == "description" and isinstance(value, dict) and "en" in value else plain_schema(value))
-            for key, value in schema.items()
-        }
-    if isinstance(schema, list):
-        return [plain_schema(item) for item in schema]
-    return schema
-
-
-def fresh(patch: dict[str, Any] | None = None) -> Sandbox:
-    state = copy.deepcopy(STATE)
-    if patch:
-        state["data"] = deep_merge(state["data"], patch)
-    return EntertainmentSandbox(state)
-
-
-def run(sandbox: Sandbox, api: str, **args: Any) -> Any:
-    """Call one API with arguments its spec accepts; check the result, or that the error is declared."""
-    Draft202012Validator(plain_schema(SPECS[api]["parameters"])).validate(args)
-    try:
-        result = getattr(sandbox, api)(**copy.deepcopy(args))
-    except ApiError as error:
-        assert error.kind in SPECS[api].get("errors", {}), f"{api} raised undeclared error {error.kind}"
-        json.dumps(error.details)
-        raise
-    json.dumps(result)  # results are JSON data
-    Draft202012Validator(SPECS[api]["returns"]).validate(result)
-    return result
-
-
-def error_kind(sandbox: Sandbox, api: str, **args: Any) -> str:
-    before = copy.deepcopy(sandbox.state)
-    with pytest.raises(ApiError) as caught:
-        run(sandbox, api, **args)
-    assert sandbox.state == before, "a failed call changes nothing, not even a counter"
-    return caught.value.kind
+def test_english_descriptions_have_no_chinese() -> None:
+    assert support.chinese_in_english(NAME) == []
 
 
 # ----------------------------------------------------------------------------- state and specs
@@ -111,67 +45,6 @@ def test_state_shape() -> None:
     for show in data["showtimes"].values():
         assert show["cinema"] in data["cinemas"] and show["movie"] in data["movies"]
         assert all(re.fullmatch(r"[A-H](1[0-2]|[1-9])", seat) for seat in show["taken"])
-
-
-def test_every_method_has_a_spec_and_back() -> None:
-    assert EntertainmentSandbox.name == "entertainment"
-    assert sorted(SPECS) == EntertainmentSandbox.api_names()
-    assert len(SPECS) >= 8
-    assert 1 <= len(ALL_SPECS) - len(SPECS) <= 2  # the distractors
-
-
-@pytest.mark.parametrize("api", sorted(SPECS))
-def test_spec_matches_signature(api: str) -> None:
-    spec = SPECS[api]
-    assert spec["name"] == api and spec["sandbox"] == "entertainment" and spec["domain"].startswith("entertainment.")
-    params = spec["parameters"]
-    required = set(params.get("required", []))
-    signature = inspect.signature(getattr(EntertainmentSandbox, api))
-    keywords = {name: p for name, p in signature.parameters.items() if name != "self"}
-    assert set(keywords) == set(params["properties"])
-    for name, parameter in keywords.items():
-        assert parameter.kind in (parameter.POSITIONAL_OR_KEYWORD, parameter.KEYWORD_ONLY)
-        has_default = parameter.default is not inspect.Parameter.empty
-        assert has_default == (name not in required), f"{api}.{name}: default iff not required"
-        if "default" in params["properties"][name]:
-            assert parameter.default == params["properties"][name]["default"]
-
-
-@pytest.mark.parametrize("api", sorted(ALL_SPECS))
-def test_spec_descriptions_bilingual_at_every_depth(api: str) -> None:
-    def walk(schema: dict[str, Any], where: str) -> None:
-        assert set(schema["description"]) == {"en", "zh"}, where
-        assert re.search(r"[\u4e00-\u9fff]", schema["description"]["zh"]), f"{where}: zh is not Chinese"
-        assert not re.search(r"[\u4e00-\u9fff]", schema["description"]["en"]), f"{where}: en has Chinese"
-        for name, child in schema.get("properties", {}).items():
-            walk(child, f"{where}.{name}")
-        if "items" in schema:
-            walk(schema["items"], f"{where}[]")
-        if schema.get("type") == "array":
-            assert "items" in schema, where
-
-    spec = ALL_SPECS[api]
-    assert set(spec["description"]) == {"en", "zh"}
-    for name, prop in spec["parameters"]["properties"].items():
-        walk(prop, f"{api}.{name}")
-
-
-def test_method_names_do_not_shadow_the_base_class() -> None:
-    assert not set(EntertainmentSandbox.api_names()) & set(vars(Sandbox))
-
-
-def test_no_nondeterministic_sources() -> None:
-    tree = ast.parse((SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8"))
-    imported = {
-        alias.name.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Import, ast.ImportFrom))
-        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
-    }
-    assert imported <= {"__future__", "copy", "datetime", "typing", "validator"}
-    source = (SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8")
-    for forbidden in ("datetime.now(", "datetime.today(", "date.today(", "open(", "utcnow("):
-        assert forbidden not in source
 
 
 # ----------------------------------------------------------------------------- business rules

@@ -1,318 +1,38 @@
-"""Tests of the ``food`` sandbox: business rules, determinism, spec ↔ code parity, scenarios.
+"""The food sandbox's own rules: log-in, menus and opening hours, pricing, coupons, cancelling.
 
-Scenarios are replayed in both languages: ``$lang`` values resolved for the run's language and
-``initial_state[food]`` deep-merged into the state's data, as the runtime does.
+The generic contract (spec parity, declared errors, bilingual text, determinism, scenario
+replays in both languages) is checked for every sandbox in test_contract.py.
 """
 
 from __future__ import annotations
 
-import ast
 import copy
-import importlib.util
 import inspect
-import itertools
-import json
-import re
-import sys
-import unicodedata
-from pathlib import Path
 from typing import Any
 
-import jsonschema
 import pytest
-from referencing import Registry, Resource
 
-from validator.loading import load_file
-from validator.sandbox.base import ApiError, Sandbox
+from tests.sandboxes import support
+from validator.sandbox.base import ApiError
 
-ROOT = Path(__file__).resolve().parents[2]
-SANDBOX_DIR = ROOT / "sandboxes" / "food"
-SPEC_DIR = ROOT / "specs" / "food"
-SCENARIO_DIR = SANDBOX_DIR / "scenarios"
-LANGS = ("en", "zh")
-MISSING = object()
-
-
-# ----------------------------------------------------------------------------- loading
-
-
-def _load(path: Path, kind: str) -> Any:
-    document, problems = load_file(ROOT, path.relative_to(ROOT).as_posix(), kind)
-    assert not problems, f"{path}: {problems}"
-    assert document is not None
-    return document
-
-
-def _module() -> Any:
-    spec = importlib.util.spec_from_file_location("callbank_sandbox_food", SANDBOX_DIR / "sandbox.py")
-    assert spec and spec.loader
-    module = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = module
-    spec.loader.exec_module(module)
-    return module
-
-
-MODULE = _module()
-FoodSandbox = MODULE.FoodSandbox
-STATE_DOC = _load(SANDBOX_DIR / "state.yaml", "state")
-STATE: dict[str, Any] = STATE_DOC.data
-SPEC_DOCS = {path.stem: _load(path, "api") for path in sorted(SPEC_DIR.glob("*.yaml"))}
-SPECS: dict[str, dict[str, Any]] = {name: doc.data for name, doc in SPEC_DOCS.items()}
-SCENARIO_DOCS = {path.stem: _load(path, "scenario") for path in sorted(SCENARIO_DIR.glob("*.yaml"))}
-SCENARIOS: dict[str, dict[str, Any]] = {name: doc.data for name, doc in SCENARIO_DOCS.items()}
-
-
-def _registry() -> Registry:
-    registry = Registry()
-    for path in (ROOT / "schemas").glob("*.schema.json"):
-        schema = json.loads(path.read_text(encoding="utf-8"))
-        registry = registry.with_resource(schema["$id"], Resource.from_contents(schema))
-    return registry
-
-
-REGISTRY = _registry()
-
-
-def _schema_validator(name: str) -> jsonschema.Draft202012Validator:
-    schema = json.loads((ROOT / "schemas" / name).read_text(encoding="utf-8"))
-    return jsonschema.Draft202012Validator(schema, registry=REGISTRY)
-
-
-def _render(schema: Any, lang: str) -> Any:
-    """A parameter schema for one language: every bilingual description becomes a string."""
-    if isinstance(schema, dict):
-        out = {}
-        for key, value in schema.items():
-            if key == "description" and isinstance(value, dict) and set(value) == {"en", "zh"}:
-                out[key] = value[lang]
-            else:
-                out[key] = _render(value, lang)
-        return out
-    if isinstance(schema, list):
-        return [_render(item, lang) for item in schema]
-    return schema
+NAME = "food"
 
 
 def fresh(patch: dict[str, Any] | None = None) -> Any:
-    state = copy.deepcopy(STATE)
-    if patch:
-        _deep_merge(state["data"], copy.deepcopy(patch))
-    return FoodSandbox(state)
+    return support.fresh(NAME, patch)
 
 
 def login(sandbox: Any, account: str = "linxiao", password: str = "Lx-2024!") -> None:
     sandbox.food_login(account=account, password=password)
 
 
-def _deep_merge(base: dict[str, Any], patch: dict[str, Any]) -> None:
-    for key, value in patch.items():
-        if isinstance(value, dict) and isinstance(base.get(key), dict):
-            _deep_merge(base[key], value)
-        else:
-            base[key] = value
+# ============================================================================= specs
 
 
-def _resolve(value: Any, lang: str) -> Any:
-    """A reference-call argument for one language (only literals and $lang occur there)."""
-    if isinstance(value, dict):
-        if "$lang" in value:
-            return _resolve(value["$lang"][lang], lang)
-        assert not any(key.startswith("$") for key in value), f"unexpected matcher in reference call: {value}"
-        return {key: _resolve(item, lang) for key, item in value.items()}
-    if isinstance(value, list):
-        return [_resolve(item, lang) for item in value]
-    return value
-
-
-# ----------------------------------------------------------------------------- matchers
-
-
-def _normal_text(text: str) -> str:
-    text = unicodedata.normalize("NFKC", text).casefold()
-    text = "".join(" " if unicodedata.category(ch).startswith("P") else ch for ch in text)
-    return " ".join(text.split())
-
-
-def _matches(pattern: Any, value: Any, lang: str) -> bool:
-    if isinstance(pattern, dict) and pattern and all(key.startswith("$") for key in pattern):
-        if "$lang" in pattern:
-            return _matches(pattern["$lang"][lang], value, lang)
-        if "$any" in pattern:
-            return any(_matches(option, value, lang) for option in pattern["$any"])
-        if "$optional" in pattern:
-            return value is MISSING or _matches(pattern["$optional"], value, lang)
-        if value is MISSING:
-            return False
-        if "$text" in pattern:
-            return isinstance(value, str) and _normal_text(value) == _normal_text(pattern["$text"])
-        if "$approx" in pattern:
-            return isinstance(value, (int, float)) and abs(value - pattern["$approx"]) <= pattern["$tol"]
-        if "$regex" in pattern:
-            return isinstance(value, str) and re.fullmatch(pattern["$regex"], value) is not None
-        if "$literal" in pattern:
-            return value == pattern["$literal"]
-        if "$unordered" in pattern:
-            items = pattern["$unordered"]
-            if not isinstance(value, list) or len(value) != len(items):
-                return False
-            return any(
-                all(_matches(items[i], value[j], lang) for i, j in enumerate(order))
-                for order in itertools.permutations(range(len(value)))
-            )
-        raise AssertionError(f"unknown matcher {pattern}")
-    if value is MISSING:
-        return False
-    if isinstance(pattern, dict):
-        if not isinstance(value, dict):
-            return False
-        keys = set(pattern) | set(value)
-        return all(_matches(pattern.get(key, MISSING), value.get(key, MISSING), lang) for key in keys if key in pattern) and all(
-            key in pattern for key in value
-        )
-    if isinstance(pattern, list):
-        return isinstance(value, list) and len(pattern) == len(value) and all(
-            _matches(p, v, lang) for p, v in zip(pattern, value)
-        )
-    if isinstance(pattern, bool) or isinstance(value, bool):
-        return pattern is value
-    return pattern == value
-
-
-def _call_matches(pattern: dict[str, Any], call: dict[str, Any], lang: str) -> bool:
-    """A milestone / minefield pattern against a resolved call: api equal, args a subset."""
-    if pattern["api"] != call["api"]:
-        return False
-    return all(_matches(value, call["args"].get(key, MISSING), lang) for key, value in (pattern.get("args") or {}).items())
-
-
-# ----------------------------------------------------------------------------- replay
-
-
-def replay(scenario: dict[str, Any], lang: str) -> tuple[dict[str, Any], list[Any], list[dict[str, Any]]]:
-    """Replay the reference calls; returns (end state {food: data}, results, resolved calls)."""
-    sandbox = fresh((scenario.get("initial_state") or {}).get("food"))
-    results, calls = [], []
-    for call in scenario["reference_calls"]:
-        args = _resolve(call["args"], lang)
-        calls.append({"api": call["api"], "args": args})
-        try:
-            results.append(getattr(sandbox, call["api"])(**args))
-        except ApiError as error:  # pragma: no cover - reported as a failure
-            raise AssertionError(f"{scenario['id']} [{lang}] {call['api']}({args}) raised {error.kind} {error.details}")
-    return {"food": copy.deepcopy(sandbox.data)}, results, calls
-
-
-# ============================================================================= files
-
-
-def test_state_and_files_follow_their_schemas() -> None:
-    assert STATE_DOC.first_line == "# yaml-language-server: $schema=../../schemas/state.schema.json"
-    assert not list(_schema_validator("state.schema.json").iter_errors(STATE))
-    assert STATE["sandbox"] == "food"
-    api = _schema_validator("api.schema.json")
-    for name, doc in SPEC_DOCS.items():
-        assert doc.first_line == "# yaml-language-server: $schema=../../schemas/api.schema.json", name
-        errors = [error.message for error in api.iter_errors(doc.data)]
-        assert not errors, (name, errors)
-    scenario = _schema_validator("scenario.schema.json")
-    for name, doc in SCENARIO_DOCS.items():
-        assert doc.first_line == "# yaml-language-server: $schema=../../../schemas/scenario.schema.json", name
-        errors = [error.message for error in scenario.iter_errors(doc.data)]
-        assert not errors, (name, errors)
-
-
-def test_policy_exists_in_both_languages() -> None:
-    en = (SANDBOX_DIR / "policy.en.md").read_text(encoding="utf-8")
-    zh = (SANDBOX_DIR / "policy.zh.md").read_text(encoding="utf-8")
-    assert en.count("\n- ") == zh.count("\n- ")
-    assert en.count("## ") == zh.count("## ")
-
-
-# ============================================================================= spec ↔ code parity
-
-
-def _property_paths(schema: dict[str, Any], path: str = "") -> list[tuple[str, dict[str, Any]]]:
-    found = []
-    for name, prop in (schema.get("properties") or {}).items():
-        here = f"{path}.{name}" if path else name
-        found.append((here, prop))
-        found.extend(_property_paths(prop, here))
-        if prop.get("type") == "array":
-            items = prop["items"]
-            found.append((here + "[]", items))
-            found.extend(_property_paths(items, here + "[]"))
-    return found
-
-
-def test_specs_and_methods_correspond() -> None:
-    assert FoodSandbox.name == "food"
-    assert issubclass(FoodSandbox, Sandbox)
-    assert sorted(SPECS) == FoodSandbox.api_names()
-    assert len(SPECS) >= 15
-    for name, spec in SPECS.items():
-        assert spec["name"] == name and spec["sandbox"] == "food"
-        assert spec["domain"].startswith("food.")
-        params = spec["parameters"]
-        assert params["type"] == "object" and params["additionalProperties"] is False
-        required = set(params.get("required", []))
-        assert required <= set(params["properties"])
-        signature = inspect.signature(getattr(FoodSandbox, name))
-        keywords = {key: p for key, p in signature.parameters.items() if key != "self"}
-        assert set(keywords) == set(params["properties"]), name
-        for key, parameter in keywords.items():
-            assert parameter.kind is inspect.Parameter.KEYWORD_ONLY, (name, key)
-            has_default = parameter.default is not inspect.Parameter.empty
-            assert has_default == (key not in required), (name, key)
-            if "default" in params["properties"][key]:
-                assert parameter.default == params["properties"][key]["default"], (name, key)
-        for path, prop in _property_paths(params):
-            if not path.endswith("[]") or prop.get("type") == "object":
-                assert set(prop.get("description", {})) == {"en", "zh"}, (name, path)
-            if prop.get("type") == "array":
-                assert "items" in prop, (name, path)
-            if prop.get("type") == "object":
-                assert prop.get("additionalProperties") is False, (name, path)
-        jsonschema.Draft202012Validator.check_schema(spec["returns"])
-        for lang in LANGS:
-            jsonschema.Draft202012Validator.check_schema(_render(params, lang))
-
-
-def _raised_kinds() -> dict[str, set[str]]:
-    """Error kinds each public method can raise, following calls to self._helpers (static)."""
-    tree = ast.parse((SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8"))
-    cls = next(node for node in tree.body if isinstance(node, ast.ClassDef) and node.name == "FoodSandbox")
-    direct: dict[str, set[str]] = {}
-    calls: dict[str, set[str]] = {}
-    for fn in cls.body:
-        if not isinstance(fn, ast.FunctionDef):
-            continue
-        direct[fn.name], calls[fn.name] = set(), set()
-        for node in ast.walk(fn):
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "ApiError":
-                assert isinstance(node.args[0], ast.Constant)
-                direct[fn.name].add(node.args[0].value)
-            if (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and isinstance(node.func.value, ast.Name)
-                and node.func.value.id == "self"
-            ):
-                calls[fn.name].add(node.func.attr)
-
-    def closure(name: str, seen: set[str]) -> set[str]:
-        kinds = set(direct.get(name, set()))
-        for callee in calls.get(name, set()):
-            if callee in direct and callee not in seen:
-                kinds |= closure(callee, seen | {callee})
-        return kinds
-
-    return {name: closure(name, {name}) for name in direct if not name.startswith("_")}
-
-
-def test_declared_errors_equal_raised_errors() -> None:
-    for name, kinds in _raised_kinds().items():
-        declared = set((SPECS[name].get("errors") or {}))
-        assert kinds == declared, (name, sorted(kinds ^ declared))
+def test_api_style() -> None:
+    assert len(support.specs(NAME)) >= 15
+    assert support.parameter_kinds(NAME) == {inspect.Parameter.KEYWORD_ONLY}
+    assert not any(support.raised_error_kinds(NAME)[1].values()), "every ApiError kind is a literal"
 
 
 # ============================================================================= business rules
@@ -560,10 +280,8 @@ def test_results_are_json_and_match_returns_schemas() -> None:
         ("get_food_order", {"order_id": "FO1001"}),
     ]
     for api, args in calls:
-        result = getattr(sandbox, api)(**args)
-        assert json.loads(json.dumps(result)) == result
-        jsonschema.validate(result, SPECS[api]["returns"])
-        # results are copies: changing them does not change the state
+        support.call(sandbox, api, **args)  # JSON data, valid against the spec's returns
+    # results are copies: changing them does not change the state
     result = sandbox.get_food_order(order_id="FO1002")
     result["items"].clear()
     assert sandbox.data["orders"]["FO1002"]["items"]
@@ -572,72 +290,9 @@ def test_results_are_json_and_match_returns_schemas() -> None:
 # ============================================================================= scenarios
 
 
-def test_there_are_enough_scenarios() -> None:
-    assert len(SCENARIOS) >= 11
-    modes = {scenario["mode"] for scenario in SCENARIOS.values()}
-    assert modes == {"multi_turn", "multi_step"}
-    assert sum(bool(s.get("no_change")) for s in SCENARIOS.values()) <= 1
-
-
-@pytest.mark.parametrize("scenario_id", sorted(SCENARIOS))
-def test_scenario_shape(scenario_id: str) -> None:
-    scenario = SCENARIOS[scenario_id]
-    assert scenario["id"] == scenario_id
-    assert scenario["sandboxes"] == ["food"]
-    assert set(scenario.get("initial_state") or {}) <= {"food"}
-    for lang in LANGS:
-        script = scenario["user"][lang]["script"]
-        if scenario["mode"] == "multi_step":
-            assert len(script) == 1, lang
-        else:
-            assert len(script) >= 2, lang
-    assert len(scenario["user"]["en"]["script"]) == len(scenario["user"]["zh"]["script"])
-    outputs = scenario.get("outputs") or {"en": [], "zh": []}
-    assert len(outputs["en"]) == len(outputs["zh"])
-    ids = [milestone["id"] for milestone in scenario["milestones"]]
-    assert len(ids) == len(set(ids))
-    for milestone in scenario["milestones"]:
-        assert set(milestone.get("after", [])) <= set(ids) - {milestone["id"]}
-    for call in scenario["reference_calls"] + scenario["milestones"] + scenario["minefields"]:
-        assert call["api"] in SPECS, call["api"]
-    if scenario.get("no_change"):
-        assert scenario["minefields"]
-
-
-@pytest.mark.parametrize("lang", LANGS)
-@pytest.mark.parametrize("scenario_id", sorted(SCENARIOS))
-def test_scenario_replays(scenario_id: str, lang: str) -> None:
-    scenario = SCENARIOS[scenario_id]
-    end, results, calls = replay(scenario, lang)
-    again, _, _ = replay(scenario, lang)
-    assert end == again, "two replays must reach the same end state"
-    json.dumps(end)
-    for call, result in zip(calls, results):
-        spec = SPECS[call["api"]]
-        jsonschema.validate(call["args"], _render(spec["parameters"], lang))
-        jsonschema.validate(result, spec["returns"])
-        assert json.loads(json.dumps(result)) == result
-    start = {"food": fresh((scenario.get("initial_state") or {}).get("food")).data}
-    if scenario.get("no_change"):
-        assert end == start
-    else:
-        assert end != start
-    # milestones: each satisfied by a reference call, in an order compatible with `after`
-    first_hit: dict[str, int] = {}
-    for milestone in scenario["milestones"]:
-        hits = [i for i, call in enumerate(calls) if _call_matches(milestone, call, lang)]
-        assert hits, f"milestone {milestone['id']} matches no reference call"
-        first_hit[milestone["id"]] = hits[0]
-    for milestone in scenario["milestones"]:
-        for before in milestone.get("after", []):
-            assert first_hit[before] < first_hit[milestone["id"]], (milestone["id"], before)
-    for minefield in scenario["minefields"]:
-        assert not any(_call_matches(minefield, call, lang) for call in calls), minefield
-
-
 def test_scenario_outputs_state_facts() -> None:
     """Spot-check the end states the scenarios' outputs talk about."""
-    end = {sid: replay(SCENARIOS[sid], "en")[0]["food"] for sid in SCENARIOS}
+    end = {sid: support.end_state(NAME, sid) for sid in support.scenarios(NAME)}
     assert end["food-0001"]["orders"]["FO1008"]["total"] == 66.0
     assert end["food-0001"]["users"]["U-1"]["balance"] == 20.5
     assert end["food-0002"]["orders"]["FO1004"]["refund_amount"] == 62.0

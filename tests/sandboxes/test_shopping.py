@@ -1,100 +1,29 @@
-"""The shopping sandbox: business rules, determinism and spec ↔ method parity.
+"""The shopping sandbox: its own business rules.
 
-These tests read the sandbox's own files (state.yaml, specs/shopping) so that a change to any of
-them that breaks the contract of docs/data-model.md fails here before `callbank exec`.
+The generic contract (spec parity, declared errors, bilingual text, determinism) is checked for
+every sandbox in test_contract.py.
 """
 
 from __future__ import annotations
 
-import ast
-import copy
-import importlib.util
-import inspect
-import json
 import re
-from pathlib import Path
 from typing import Any
 
-import pytest
-import yaml
-from jsonschema import Draft202012Validator
+from tests.sandboxes import support
+from validator.sandbox.base import Sandbox
 
-from validator.sandbox.base import ApiError, Sandbox
-
-ROOT = Path(__file__).resolve().parents[2]
-SANDBOX_DIR = ROOT / "sandboxes" / "shopping"
-SPEC_DIR = ROOT / "specs" / "shopping"
-
-
-def _load_class() -> type[Sandbox]:
-    # sandboxes/ is not a package: load the module from its file, as the runtime does.
-    spec = importlib.util.spec_from_file_location("callbank_sandbox_shopping", SANDBOX_DIR / "sandbox.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module.ShoppingSandbox
-
-
-ShoppingSandbox = _load_class()
-STATE: dict[str, Any] = yaml.safe_load((SANDBOX_DIR / "state.yaml").read_text(encoding="utf-8"))
-ALL_SPECS: dict[str, dict[str, Any]] = {
-    path.stem: yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted(SPEC_DIR.glob("*.yaml"))
-}
-SPECS = {name: spec for name, spec in ALL_SPECS.items() if not spec.get("spec_only")}
-
-
-# ----------------------------------------------------------------------------- helpers
-
-
-def deep_merge(base: Any, patch: Any) -> Any:
-    if isinstance(base, dict) and isinstance(patch, dict):
-        merged = dict(base)
-        for key, value in patch.items():
-            merged[key] = deep_merge(base[key], value) if key in base else copy.deepcopy(value)
-        return merged
-    return copy.deepcopy(patch)
+NAME = "shopping"
+STATE = support.state(NAME)
+run = support.call
+error_kind = support.error_kind
 
 
 def fresh(patch: dict[str, Any] | None = None, clock: str | None = None) -> Sandbox:
-    state = copy.deepcopy(STATE)
-    if patch:
-        state["data"] = deep_merge(state["data"], patch)
-    if clock:
-        state["clock"] = clock
-    return ShoppingSandbox(state)
+    return support.fresh(NAME, patch, clock=clock)
 
 
-def plain_schema(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {
-            key: (value["en"] if key == "description" and isinstance(value, dict) else plain_schema(value))
-            for key, value in schema.items()
-        }
-    if isinstance(schema, list):
-        return [plain_schema(item) for item in schema]
-    return schema
-
-
-def run(sandbox: Sandbox, api: str, **args: Any) -> Any:
-    """Call one API with valid arguments; check the result against its spec's returns."""
-    Draft202012Validator(plain_schema(SPECS[api]["parameters"])).validate(args)
-    try:
-        result = getattr(sandbox, api)(**args)
-    except ApiError as error:
-        assert error.kind in SPECS[api].get("errors", {}), f"{api} raised undeclared error {error.kind}"
-        json.dumps(error.details)
-        raise
-    json.dumps(result)
-    Draft202012Validator(SPECS[api]["returns"]).validate(result)
-    return result
-
-
-def error_kind(sandbox: Sandbox, api: str, **args: Any) -> str:
-    before = copy.deepcopy(sandbox.state)
-    with pytest.raises(ApiError) as caught:
-        run(sandbox, api, **args)
-    assert sandbox.state == before, "a failed call changes nothing"
-    return caught.value.kind
+def test_catalogue_size() -> None:
+    assert len(support.specs(NAME)) >= 9
 
 
 # ----------------------------------------------------------------------------- state and specs
@@ -116,68 +45,6 @@ def test_state_shape() -> None:
         assert order["address_id"] in data["account"]["addresses"]
     for line in data["cart"]:
         assert line["product_id"] in data["products"]
-
-
-def test_every_method_has_a_spec_and_back() -> None:
-    assert ShoppingSandbox.name == "shopping"
-    assert sorted(SPECS) == ShoppingSandbox.api_names()
-    assert len(SPECS) >= 9
-    for spec in ALL_SPECS.values():
-        if spec.get("spec_only"):
-            assert "sandbox" not in spec and spec["name"] not in ShoppingSandbox.api_names()
-
-
-@pytest.mark.parametrize("api", sorted(SPECS))
-def test_spec_matches_signature(api: str) -> None:
-    spec = SPECS[api]
-    assert spec["name"] == api and spec["sandbox"] == "shopping" and spec["domain"].startswith("shopping.")
-    params = spec["parameters"]
-    required = set(params.get("required", []))
-    signature = inspect.signature(getattr(ShoppingSandbox, api))
-    keywords = {name: p for name, p in signature.parameters.items() if name != "self"}
-    assert set(keywords) == set(params["properties"])
-    for name, parameter in keywords.items():
-        has_default = parameter.default is not inspect.Parameter.empty
-        assert has_default == (name not in required), f"{api}.{name}: default iff not required"
-        if "default" in params["properties"][name]:
-            assert parameter.default == params["properties"][name]["default"]
-
-
-@pytest.mark.parametrize("api", sorted(ALL_SPECS))
-def test_spec_descriptions_bilingual_at_every_depth(api: str) -> None:
-    def walk(schema: dict[str, Any], where: str) -> None:
-        assert set(schema["description"]) == {"en", "zh"}, where
-        assert re.search(r"[\u4e00-\u9fff]", schema["description"]["zh"]), f"{where}: zh is not Chinese"
-        for name, child in schema.get("properties", {}).items():
-            walk(child, f"{where}.{name}")
-        if "items" in schema:
-            walk(schema["items"], f"{where}[]")
-
-    spec = ALL_SPECS[api]
-    assert set(spec["description"]) == {"en", "zh"}
-    for name, prop in spec["parameters"]["properties"].items():
-        walk(prop, f"{api}.{name}")
-    for kind, message in spec.get("errors", {}).items():
-        assert set(message) == {"en", "zh"}, kind
-
-
-def test_no_nondeterministic_sources() -> None:
-    source = (SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8")
-    tree = ast.parse(source)
-    imported = {
-        alias.name.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Import, ast.ImportFrom))
-        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
-    }
-    assert imported <= {"__future__", "copy", "datetime", "typing", "validator"}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            assert node.func.id not in {"open", "input", "eval", "exec", "__import__", "hash", "id"}, node.lineno
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            assert node.func.attr not in {"now", "today", "utcnow", "fromtimestamp"} or (
-                isinstance(node.func.value, ast.Name) and node.func.value.id == "self"
-            ), node.lineno
 
 
 # ----------------------------------------------------------------------------- catalogue

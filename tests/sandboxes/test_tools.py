@@ -8,64 +8,32 @@ the query needs to say more.
 
 from __future__ import annotations
 
-import ast
 import copy
-import importlib.util
 import inspect
-import json
 import re
-from pathlib import Path
+import sys
 from typing import Any
 
 import pytest
-import yaml
-from jsonschema import Draft202012Validator
 
+from tests.sandboxes import support
 from validator.sandbox.base import ApiError, Sandbox
 
-ROOT = Path(__file__).resolve().parents[2]
-SANDBOX_DIR = ROOT / "sandboxes" / "tools"
-SPEC_PATH = ROOT / "specs" / "tools" / "search_tools.yaml"
-
-
-def _load_module() -> Any:
-    spec = importlib.util.spec_from_file_location("callbank_sandbox_tools", SANDBOX_DIR / "sandbox.py")
-    assert spec is not None and spec.loader is not None
-    module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)
-    return module
-
-
-MODULE = _load_module()
-ToolsSandbox = MODULE.ToolsSandbox
-STATE: dict[str, Any] = yaml.safe_load((SANDBOX_DIR / "state.yaml").read_text(encoding="utf-8"))
-SPEC: dict[str, Any] = yaml.safe_load(SPEC_PATH.read_text(encoding="utf-8"))
-CATALOG: list[dict[str, Any]] = [
-    yaml.safe_load(path.read_text(encoding="utf-8")) for path in sorted((ROOT / "specs").glob("*/*.yaml"))
-]
+NAME = "tools"
+ToolsSandbox = support.sandbox_class(NAME)
+MODULE = sys.modules[ToolsSandbox.__module__]
+STATE: dict[str, Any] = support.state(NAME)
+SPEC: dict[str, Any] = support.specs(NAME)["search_tools"]
+CATALOG: list[dict[str, Any]] = list(support.catalog())
 
 
 def fresh(catalog: list[dict[str, Any]] | None = None) -> Sandbox:
-    return ToolsSandbox(copy.deepcopy(STATE), catalog=CATALOG if catalog is None else catalog)
-
-
-def plain_schema(schema: Any) -> Any:
-    if isinstance(schema, dict):
-        return {
-            key: (value["en"] if key == "description" and isinstance(value, dict) else plain_schema(value))
-            for key, value in schema.items()
-        }
-    if isinstance(schema, list):
-        return [plain_schema(item) for item in schema]
-    return schema
+    return support.fresh(NAME, catalog_specs=CATALOG if catalog is None else catalog)
 
 
 def search(sandbox: Sandbox, **args: Any) -> list[dict[str, Any]]:
-    Draft202012Validator(plain_schema(SPEC["parameters"])).validate(args)
-    result = sandbox.search_tools(**args)
-    json.dumps(result)
-    Draft202012Validator(SPEC["returns"]).validate(result)
-    return result["results"]
+    """search_tools with checked arguments; the result is JSON valid against the spec's returns."""
+    return support.call(sandbox, "search_tools", **args)["results"]
 
 
 def top(query: str) -> str:
@@ -108,26 +76,12 @@ def fake_spec(name: str, en: str, zh: str, domain: str = "demo.things") -> dict[
 def test_sandbox_contract() -> None:
     assert ToolsSandbox.name == "tools" and ToolsSandbox.needs_catalog is True
     assert ToolsSandbox.api_names() == ["search_tools"]
-    assert STATE["sandbox"] == "tools" and set(STATE["data"]) == {"bm25", "field_weights"}
-    assert SPEC["name"] == "search_tools" and SPEC["sandbox"] == "tools" and SPEC["domain"] == "tools.search"
+    assert set(STATE["data"]) == {"bm25", "field_weights"}
+    assert SPEC["domain"] == "tools.search" and not support.distractors(NAME)
     signature = inspect.signature(ToolsSandbox.search_tools)
     assert list(signature.parameters) == ["self", "query", "top_k"]
     assert signature.parameters["query"].default is inspect.Parameter.empty
     assert signature.parameters["top_k"].default == SPEC["parameters"]["properties"]["top_k"]["default"] == 5
-
-
-def test_no_nondeterministic_sources() -> None:
-    tree = ast.parse((SANDBOX_DIR / "sandbox.py").read_text(encoding="utf-8"))
-    imported = {
-        alias.name.split(".")[0]
-        for node in ast.walk(tree)
-        if isinstance(node, (ast.Import, ast.ImportFrom))
-        for alias in (node.names if isinstance(node, ast.Import) else [ast.alias(node.module or "")])
-    }
-    assert imported <= {"__future__", "copy", "math", "re", "typing", "unicodedata", "validator"}
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-            assert node.func.id not in {"open", "input", "eval", "exec", "__import__", "hash", "id"}, node.lineno
 
 
 def test_tokenizer() -> None:

@@ -17,8 +17,8 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from tests.support.openai_server import ChatRequest, Reply, Responder
-from validator.models.base import Request
 from validator.models.base import Reply as ModelReply
+from validator.models.base import Request
 from validator.models.endpoint import native_messages, text_messages
 from validator.models.runner import CaseJob, plan
 

@@ -2,11 +2,9 @@
 
 Two gates, both must be open:
 - validation: ``validator.engine.validate(root)`` (rule checks and execution checks) finds nothing;
-- review: no record in ``review/queue/*.yaml`` blocks. A record blocks when its status is
-  ``pending`` or ``rejected``, or when it is ``accepted`` for other content than the case has
-  now (``accepted_hash``, or ``content_hash`` when the record has no ``accepted_hash``, differs
-  from ``case_content_hash`` of the case's current data). A record whose case no longer exists
-  blocks nothing: that case is not published.
+- review: no record in ``review/queue/*.yaml`` blocks (``validator.review.gate.blocking``,
+  rules REV001–REV004): pending or rejected records, cases changed after their acceptance,
+  unreadable records. A record whose case no longer exists blocks nothing.
 
 This module is imported by the review command too (``case_content_hash``), so it stays light.
 """
@@ -19,7 +17,6 @@ from typing import Any, NamedTuple
 
 from validator.diagnostics import Diagnostic
 from validator.hub.canonical import sha256_of
-from validator.loading import Document
 from validator.repo import Repo
 
 Validate = Callable[[Path], list[Diagnostic]]
@@ -67,67 +64,22 @@ def validation_blockers(root: Path, validate: Validate | None = None) -> list[Bl
     return blockers
 
 
-def _reviewed_document(repo: Repo, record: dict[str, Any]) -> Document | None:
-    """The case (or scenario) a record is about: by its path, else by its id."""
-    path, item_id = record.get("path"), record.get("id")
-    for document in repo.documents:
-        if document.kind in ("case", "scenario") and document.path == path:
-            return document
-    for document in repo.documents:
-        data = document.data
-        if document.kind in ("case", "scenario") and isinstance(data, dict) and data.get("id") == item_id:
-            return document
-    return None
+def review_blockers(root: Path, repo: Repo) -> list[Blocker]:
+    """Every queue record that forbids publishing (the review gate's REV findings)."""
+    from validator.review.gate import blocking
 
-
-def review_blockers(repo: Repo) -> list[Blocker]:
-    """Every queue record that forbids publishing."""
-    blockers: list[Blocker] = []
-    for path, problems in sorted(repo.load_problems.items()):
-        if path.startswith("review/queue/"):
-            blockers.append(Blocker("review", path, f"the review record cannot be read: {problems[0].message}"))
-    for record_doc in repo.of_kind("review-record"):
-        blocker = _record_blocker(repo, record_doc)
-        if blocker is not None:
-            blockers.append(blocker)
+    blockers = []
+    for finding in blocking(root, repo):
+        loc = finding.location
+        where = loc.path + "".join(f":{n}" for n in (loc.line, loc.column) if n is not None)
+        blockers.append(Blocker("review", where, f"{finding.code} {finding.message}"))
     return blockers
-
-
-def _record_blocker(repo: Repo, record_doc: Document) -> Blocker | None:
-    path, record = record_doc.path, record_doc.data
-    if not isinstance(record, dict):
-        return Blocker("review", path, "the review record is not a mapping; fix or remove it")
-    item_id = record.get("id", record_doc.stem)
-    status = record.get("status")
-    reviewed = _reviewed_document(repo, record)
-    if reviewed is None:
-        return None  # the case is gone, so it is not published
-    if status == "pending":
-        return Blocker("review", path, f"{item_id} is pending review; decide it with `callbank review resolve {item_id}`")
-    if status == "rejected":
-        return Blocker("review", path, f"{item_id} was rejected in review; fix or remove {reviewed.path}, then review it again")
-    if status != "accepted":
-        return Blocker("review", path, f"unknown review status {status!r}; expected pending, accepted or rejected")
-    accepted = record.get("accepted_hash") or record.get("content_hash")
-    current = case_content_hash(reviewed.data)
-    if accepted != current:
-        return Blocker(
-            "review",
-            path,
-            f"{item_id} changed after it was accepted ({_short(accepted)} accepted, {_short(current)} now); review it again",
-        )
-    return None
-
-
-def _short(content_hash: object) -> str:
-    text = str(content_hash)
-    return text[: len("sha256:") + 12] if text.startswith("sha256:") else text
 
 
 def check_gates(root: Path, repo: Repo | None = None, validate: Validate | None = None) -> list[Blocker]:
     """Every blocker of both gates; empty when the corpus may be built and published."""
     repo = repo if repo is not None else Repo.load(root)
-    return validation_blockers(root, validate) + review_blockers(repo)
+    return validation_blockers(root, validate) + review_blockers(root, repo)
 
 
 def describe_refusal(action: str, blockers: list[Blocker], limit: int = 20) -> str:

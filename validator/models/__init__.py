@@ -1,7 +1,9 @@
 """Models under test: the ``Model`` protocol (``validator.models.base``) and the built-in ones.
 
-``MODELS`` maps a ``--model`` name to a factory ``create(context: ModelContext) -> Model``;
-endpoint clients register here too. Modules are imported only when their model is chosen.
+``MODELS`` maps a built-in ``--model`` name to a factory ``create(context: ModelContext) -> Model``;
+modules are imported only when their model is chosen. Any other name is a model served at an
+OpenAI-compatible endpoint (``--base-url``): ``validator.models.endpoint.EndpointModel``, which
+implements the same protocol, so every model runs through the same runner.
 """
 
 from __future__ import annotations

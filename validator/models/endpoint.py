@@ -26,6 +26,7 @@ import asyncio
 import ipaddress
 import json
 import os
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -106,6 +107,7 @@ def describe(error: BaseException) -> str:
         return f"cannot connect ({detail[:200]})"
     if isinstance(error, openai.APIStatusError):
         message = " ".join((getattr(error, "message", "") or str(error)).split())
+        message = re.sub(r"^Error code: \d+ - ", "", message)  # the SDK's prefix repeats the status
         return f"HTTP {error.status_code}: {message[:200]}"
     return f"{type(error).__name__}: {' '.join(str(error).split())[:200]}"
 

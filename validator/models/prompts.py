@@ -39,7 +39,7 @@ USER_SECTIONS = ("system", "none", "start")
 # how a style lists the APIs in a text-syntax prompt: indented JSON, or one compact object per line
 API_LAYOUT = {"standard": "indented", "condensed": "lines", "minimal": "lines"}
 
-_SECTION = re.compile(r"^<!--\s*([a-z_.]+)\s*-->[ \t]*$", re.M)
+_SECTION = re.compile(r"^<!--\s*([a-z_.]+)\s*-->[ \t]*$", re.MULTILINE)
 _PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 
 

@@ -142,7 +142,7 @@ class RecordWriter:
 
     def __init__(self, out: Path) -> None:
         try:
-            self.handle: IO[str] = open(out, "a", encoding="utf-8")
+            self.handle: IO[str] = open(out, "a", encoding="utf-8")  # noqa: SIM115  (open for the whole run; close() ends it)
         except OSError as error:
             raise UserError(f"cannot write {out}: {error.strerror}") from None
         self.written = 0

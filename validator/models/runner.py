@@ -17,7 +17,7 @@ import asyncio
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, NamedTuple, Union
+from typing import Any, NamedTuple
 
 from validator.models.base import Model, Reply, Request, RequestRejected, complete_async
 from validator.models.episode import Environment, policy_text, run_episode_async
@@ -25,7 +25,7 @@ from validator.models.request import case_requests
 from validator.models.user import UserFactory, scripted_user
 from validator.scoring.units import LANGS, scenario_category, selected
 
-Key = tuple[str, str, Union[int, None]]  # (id, lang, step); step None for a scenario
+Key = tuple[str, str, int | None]  # (id, lang, step); step None for a scenario
 
 
 def case_record(request: Request, reply: Reply) -> dict[str, Any]:
@@ -99,7 +99,7 @@ class ScenarioJob:
         )
 
 
-Job = Union[CaseJob, ScenarioJob]
+Job = CaseJob | ScenarioJob
 
 
 class Plan(NamedTuple):

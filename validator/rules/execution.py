@@ -407,3 +407,29 @@ declare(
     ```
     """,
 )
+
+declare(
+    "EXE017",
+    "tool-result-mismatch",
+    "A dialogue's recorded tool result differs from what the call really returns.",
+    stage="exec",
+    doc="""
+    ## What it does
+    Executes each checkpoint's calls (first alternative) in the case's sandboxes and compares
+    the `tool` turn that follows, result by result, with what the calls really return.
+    ## Why is this bad?
+    The model under test reads the recorded results as the history of the dialogue. A result
+    written by hand (or computed before the sandbox or the API catalog changed) makes the
+    history contradict the sandbox, and the later checkpoints test reasoning over data no
+    call would ever return — the plan, the executed calls and the results must agree.
+    ## Example
+    ```yaml
+    - expect: {calls: [{api: get_weather, args: {city: Hangzhou, days: 1}}]}
+    - tool: [{api: get_weather, result: {city: Hangzhou, forecast: [{day: 1, high: 30}]}}]   # the sandbox says 24
+    ```
+    ## Use instead
+    ```yaml
+    - tool: [{api: get_weather, result: {city: Hangzhou, forecast: [{day: 1, high: 24}]}}]
+    ```
+    """,
+)

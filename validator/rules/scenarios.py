@@ -102,30 +102,36 @@ def script_mode_mismatch(document: Document, context: Context) -> Iterator[Findi
             yield Finding(f"a multi_turn scenario has at least two user messages; this {lang} script has {len(script)}", join_pointer("user", lang, "script"))
 
 
-@rule("SBX003", "no-change-without-guard", "A no-change scenario has neither minefields nor outputs.", applies_to="scenario")
-def no_change_without_guard(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SBX003", "no-change-without-outputs", "A no-change scenario does not say what the agent must tell the user.", applies_to="scenario")
+def no_change_without_outputs(document: Document, context: Context) -> Iterator[Finding]:
     """
     ## What it does
     A scenario marked `no_change: true` (the right behaviour leaves the state as it is: a
-    refusal, a question back) has minefields or required outputs.
+    refusal, a question back) lists, in both languages, the facts the agent must tell the user.
     ## Why is this bad?
-    Otherwise an agent that does nothing passes it — a published peer lets do-nothing agents
-    pass its refusal tasks.
+    The end state of a do-nothing agent equals the expected one and it hits no minefield, so
+    only required outputs can fail it — a published peer lets do-nothing agents pass its
+    refusal tasks.
     ## Example
     ```yaml
     no_change: true
-    minefields: []
+    minefields: [{api: transfer_to_payee}]
     ```
     ## Use instead
     ```yaml
     no_change: true
-    minefields: [{api: transfer_funds}]
+    minefields: [{api: transfer_to_payee}]
     outputs: {en: [the daily limit is 50000 yuan], zh: [每日转账限额为5万元]}
     ```
     """
     data = _data(document)
-    if data.get("no_change") is True and not data.get("minefields") and not (isinstance(data.get("outputs"), dict) and any(data["outputs"].values())):
-        yield Finding("a no_change scenario needs minefields or outputs, or a do-nothing agent passes it", "/no_change")
+    if data.get("no_change") is not True:
+        return
+    outputs = data.get("outputs") if isinstance(data.get("outputs"), dict) else {}
+    for lang in ("en", "zh"):
+        if not outputs.get(lang):
+            yield Finding(f"a no_change scenario needs {lang} outputs (what the agent must tell the user), or a do-nothing agent passes it", "/no_change")
+            break
 
 
 @rule("SBX004", "invalid-scenario-call", "A reference call, milestone or minefield has arguments its API rejects.", applies_to="scenario")

@@ -18,7 +18,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from validator import matchers
-from validator.sandbox.runtime import DEFAULT_TIME_LIMIT, NotJson, Outcome, Runtime, Session
+from validator.sandbox.runtime import (
+    DEFAULT_TIME_LIMIT,
+    NotJson,
+    Outcome,
+    Runtime,
+    Session,
+)
 
 _MAX_DIFFERENCES = 20
 
@@ -171,11 +177,16 @@ def normalise_state(state: Any, compare: Mapping[str, Any] | None) -> Any:
     """
     compare = compare or {}
     value = state
-    for path in compare.get("ignore") or []:
+    for path in _paths(compare, "ignore"):
         value = _drop(value, _split(path))
-    for path in compare.get("unordered") or []:
+    for path in _paths(compare, "unordered"):
         value = _sort_lists(value, _split(path))
     return value
+
+
+def _paths(compare: Mapping[str, Any], key: str) -> list[str]:
+    paths = compare.get(key)
+    return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
 
 
 def compare_states(expected: Any, actual: Any, compare: Mapping[str, Any] | None = None, limit: int = _MAX_DIFFERENCES) -> list[str]:
@@ -189,7 +200,7 @@ def compare_states(expected: Any, actual: Any, compare: Mapping[str, Any] | None
     b = normalise_state(actual, compare)
     if json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True):  # the common case, at C speed
         return []
-    unordered = [_split(p) for p in compare.get("unordered") or []]
+    unordered = [_split(p) for p in _paths(compare, "unordered")]
     out: list[str] = []
     _diff(a, b, [], unordered, out, limit, shortcut=True)
     if not out:  # only differences Python's == hides (true vs 1) or only 1 vs 1.0: look strictly
@@ -293,7 +304,7 @@ def matched_milestones(milestones: Sequence[Mapping[str, Any]], calls: Sequence[
     while pending and progress:
         progress = False
         for mid, milestone in list(pending.items()):
-            after = milestone.get("after") or []
+            after = [a for a in milestone.get("after") or [] if isinstance(a, str)] if isinstance(milestone.get("after"), list) else []
             if any(a not in reached for a in after):
                 if any(a not in by_id or a == mid for a in after):
                     del pending[mid]

@@ -17,13 +17,16 @@ What a call guarantees:
   removed) turns file, network, subprocess, ``time.sleep`` (audited from Python 3.12) and
   fresh-import events raised in the thread running a sandbox method into
   :class:`SandboxViolation`, recorded even if the method swallows it;
-- a per-call time limit through ``signal.setitimer`` (:class:`CallTimeout`).
+- a per-call time limit through ``signal.setitimer`` (:class:`CallTimeout`). Both exceptions
+  derive from BaseException, so ``except Exception`` in a sandbox cannot swallow them.
 
 Limits, by design of what CPython can observe:
 
 - Randomness and the wall clock raise no audit event (``random.random``, ``time.time``,
   ``datetime.now``, ``os.urandom`` in 3.11). They are caught by the static scan of
   ``sandbox.py`` (rule EXE016) and by replaying every scenario twice (EXE007), not here.
+- A method that catches BaseException inside an endless loop cannot be stopped: Python offers
+  no way to kill a running frame. The time limit stops everything else.
 - The time limit needs SIGALRM, so it applies only in the main thread of a POSIX process; in
   other threads calls run without one. A method stuck inside one long C call (a huge regex)
   is interrupted only when that call returns to Python.
@@ -98,12 +101,16 @@ class SandboxLoadError(Exception):
         self.line = line
 
 
-class SandboxViolation(Exception):
-    """A sandbox method touched files, the network, processes, or imported a module."""
+class SandboxViolation(BaseException):
+    """A sandbox method touched files, the network, processes, or imported a module.
+
+    A BaseException, like KeyboardInterrupt, so a method's ``except Exception`` cannot swallow it
+    (and it is recorded when raised, so even ``except BaseException`` does not hide it).
+    """
 
 
-class CallTimeout(Exception):
-    """A sandbox method ran longer than the per-call time limit."""
+class CallTimeout(BaseException):
+    """A sandbox method ran longer than the per-call time limit (a BaseException, see above)."""
 
 
 class NotJson(TypeError):
@@ -366,7 +373,7 @@ class _Limited:
     def __enter__(self) -> list[tuple[str, str, int | None]]:
         if self.seconds:
             self.previous = signal.signal(signal.SIGALRM, _on_alarm)
-            # keeps firing until cancelled, so a method that swallows CallTimeout is stopped too
+            # keeps firing until cancelled: a method that swallowed one CallTimeout gets another
             signal.setitimer(signal.ITIMER_REAL, self.seconds, self.seconds / 4)
         _GUARD.incidents = []
         _GUARD.files = self.files
@@ -518,8 +525,17 @@ class Runtime:
         for name in names:
             if name not in self.classes:
                 raise KeyError(f"sandbox {name!r} is not loaded")
-            instances[name] = self.classes[name](self.initial_state(name, patch.get(name), clock))
+            cls = self.classes[name]
+            state = self.initial_state(name, patch.get(name), clock)
+            instances[name] = cls(state, self.catalog) if cls.needs_catalog else cls(state)
         return Session(self, instances, time_limit)
+
+    @property
+    def catalog(self) -> list[dict[str, Any]]:
+        """Every spec as plain data, for sandboxes that search the API catalog (`needs_catalog`)."""
+        if not hasattr(self, "_catalog"):
+            self._catalog = [json_copy(dict(self.specs[name])) for name in sorted(self.specs)]
+        return self._catalog
 
 
 def _state_problem(state: Any) -> str | None:
@@ -595,7 +611,7 @@ class Session:
                     result = function(instance, **arguments)
                 except (Exception, SystemExit) as error:  # noqa: BLE001  (classified below)
                     raised = error
-        except (SandboxViolation, CallTimeout) as error:  # raised after the method returned
+        except (SandboxViolation, CallTimeout) as error:  # BaseExceptions: they pass the inner except
             raised = error
         if incidents:  # even when the method swallowed the exception
             status, message, line = incidents[0]
@@ -639,5 +655,8 @@ class Session:
 
     def fork(self) -> Session:
         """An independent copy of this session as it is now (to try an alternative)."""
-        instances = {name: type(instance)(json_copy(instance.state)) for name, instance in self.instances.items()}
+        instances = {
+            name: type(instance)(json_copy(instance.state), instance.catalog) if instance.needs_catalog else type(instance)(json_copy(instance.state))
+            for name, instance in self.instances.items()
+        }
         return Session(self.runtime, instances, self.time_limit)
