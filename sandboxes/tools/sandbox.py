@@ -101,6 +101,9 @@ def localize(schema: Any, lang: str) -> Any:
     return out
 
 
+_INDEXES: dict[tuple[tuple[str, float], ...], tuple[list[dict[str, Any]], Any]] = {}
+
+
 class ToolsSandbox(Sandbox):
     """Tool search over the catalog of API specs; the state holds only the ranking settings."""
 
@@ -111,10 +114,13 @@ class ToolsSandbox(Sandbox):
 
     def _index(self) -> tuple[list[dict[str, Any]], list[dict[str, float]], list[float], dict[str, int]]:
         """Specs sorted by name, their weighted term frequencies and lengths, document frequencies."""
-        cached = getattr(self, "_cached_index", None)
+        weights = self.data["field_weights"]
+        # The index is a pure function of the (read-only) catalog and the weights; sessions and
+        # their forks get new instances, so it is memoised per catalog object, not per instance.
+        key = tuple(sorted((str(k), float(v)) for k, v in weights.items()))
+        cached = _INDEXES.get(key)
         if cached is not None and cached[0] is self.catalog:
             return cached[1]
-        weights = self.data["field_weights"]
         specs = sorted((s for s in self.catalog if isinstance(s, dict) and isinstance(s.get("name"), str)), key=lambda s: s["name"])
         frequencies: list[dict[str, float]] = []
         lengths: list[float] = []
@@ -137,7 +143,9 @@ class ToolsSandbox(Sandbox):
             for token in tf:
                 document_frequency[token] = document_frequency.get(token, 0) + 1
         index = (specs, frequencies, lengths, document_frequency)
-        self._cached_index = (self.catalog, index)
+        if len(_INDEXES) >= 4:
+            _INDEXES.clear()
+        _INDEXES[key] = (self.catalog, index)
         return index
 
     # ------------------------------------------------------------------ tools.search

@@ -143,6 +143,14 @@ def runtime() -> Runtime:
     )
 
 
+def check_catalogue(name: str, min_apis: int, distractors_between: tuple[int, int] | None = None) -> None:
+    """A sandbox's own size requirements: how many APIs it implements, how many spec_only distractors."""
+    assert len(specs(name)) >= min_apis
+    if distractors_between is not None:
+        low, high = distractors_between
+        assert low <= len(distractors(name)) <= high
+
+
 def fresh(name: str, patch: Any = None, *, clock: str | None = None, catalog_specs: Any = None) -> Sandbox:
     """A sandbox on a fresh copy of its state, its data deep-merged with a patch (as the runtime does)."""
     initial = runtime().initial_state(name, patch, clock)

@@ -1,8 +1,4 @@
-"""The office sandbox: its own business rules.
-
-The generic contract (spec parity, declared errors, bilingual text, determinism) is checked for
-every sandbox in test_contract.py.
-"""
+"""The office sandbox's own business rules (the contract of every sandbox: test_contract.py)."""
 
 from __future__ import annotations
 
@@ -13,8 +9,7 @@ from validator.sandbox.base import Sandbox
 
 NAME = "office"
 STATE = support.state(NAME)
-run = support.call
-error_kind = support.error_kind
+run, error_kind = support.call, support.error_kind
 
 
 def fresh(patch: dict[str, Any] | None = None, clock: str | None = None) -> Sandbox:
@@ -22,8 +17,7 @@ def fresh(patch: dict[str, Any] | None = None, clock: str | None = None) -> Sand
 
 
 def test_catalogue_size() -> None:
-    assert len(support.specs(NAME)) >= 8
-    assert 1 <= len(support.distractors(NAME)) <= 2
+    support.check_catalogue(NAME, 8, (1, 2))
 
 
 # ----------------------------------------------------------------------------- data

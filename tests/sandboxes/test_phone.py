@@ -15,8 +15,7 @@ from validator.sandbox.base import Sandbox
 
 NAME = "phone"
 STATE = support.state(NAME)
-run = support.call
-error_kind = support.error_kind
+run, error_kind = support.call, support.error_kind
 
 
 def fresh(patch: dict[str, Any] | None = None) -> Sandbox:
@@ -39,7 +38,7 @@ def test_state_shape() -> None:
 
 
 def test_catalogue_size() -> None:
-    assert len(support.specs(NAME)) >= 16 and not support.distractors(NAME)
+    support.check_catalogue(NAME, 16, (0, 0))
 
 
 # ----------------------------------------------------------------------------- business rules

@@ -1,8 +1,4 @@
-"""The smart_home sandbox: its own business rules.
-
-The generic contract (spec parity, declared errors, bilingual text, determinism) is checked for
-every sandbox in test_contract.py.
-"""
+"""The smart_home sandbox's own business rules (the contract of every sandbox: test_contract.py)."""
 
 from __future__ import annotations
 
@@ -14,8 +10,7 @@ from validator.sandbox.base import Sandbox
 NAME = "smart_home"
 STATE = support.state(NAME)
 SPECS = support.specs(NAME)
-run = support.call
-error_kind = support.error_kind
+run, error_kind = support.call, support.error_kind
 
 
 def fresh(patch: dict[str, Any] | None = None, clock: str | None = None) -> Sandbox:
@@ -23,8 +18,7 @@ def fresh(patch: dict[str, Any] | None = None, clock: str | None = None) -> Sand
 
 
 def test_catalogue_size() -> None:
-    assert len(support.specs(NAME)) >= 8
-    assert 1 <= len(support.distractors(NAME)) <= 2
+    support.check_catalogue(NAME, 8, (1, 2))
 
 
 def test_english_descriptions_have_no_chinese() -> None:
