@@ -487,7 +487,7 @@ def atom_category_mismatch(document: Document, context: Context) -> Iterator[Fin
     """
     ## What it does
     A `normal/atom/<type>` case expects at least one argument of that type: a boolean for
-    `bool`, a parameter with an `enum` for `enum`, an integer or number for `number`, an array
+    `bool`, a parameter with an `enum` (or a list of enum values) for `enum`, an integer or number for `number`, an array
     for `list`, an object for `object`.
     ## Why is this bad?
     Atom categories measure one kind of argument; a case without it measures something else
@@ -516,7 +516,8 @@ def _call_has_atom(context: Context, category: str, call: dict[str, Any]) -> boo
         schema = properties.get(name)
         if not isinstance(schema, dict):
             continue
-        if category == "normal/atom/enum" and "enum" in schema:
+        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        if category == "normal/atom/enum" and ("enum" in schema or "enum" in items):
             return True
         if schema.get("type") in ATOM_TYPES.get(category, ()):
             return True
@@ -684,8 +685,8 @@ def incomplete_not_missing(document: Document, context: Context) -> Iterator[Fin
     """
     ## What it does
     Each name in `missing` is a required, top-level parameter of the named API, which must
-    be a candidate; and the user has not already given it (no enum value of it appears in the
-    user's words).
+    be a candidate; and the user has not already given it (no enum value of it — a word or a
+    number — appears in the user's words).
     ## Why is this bad?
     A published peer lists "missing" parameters that are optional or nested: a model that
     rightly goes ahead is scored wrong.
@@ -708,7 +709,8 @@ def incomplete_not_missing(document: Document, context: Context) -> Iterator[Fin
             if parameters is None or api not in apis:
                 continue  # unknown or non-candidate APIs are reported by REF rules
             properties, required = parameters
-            said = matchers.normalize_text(user_text(turns, index))
+            raw = user_text(turns, index)
+            said = matchers.normalize_text(raw)
             for k, name in enumerate(answer.get("missing") or []):
                 here = pointer + join_pointer("missing", k)
                 if name not in properties:
@@ -717,7 +719,12 @@ def incomplete_not_missing(document: Document, context: Context) -> Iterator[Fin
                     yield Finding(f"{name!r} is optional for {api}; a model may rightly proceed without it", here)
                 else:
                     enum = properties[name].get("enum") if isinstance(properties[name], dict) else None
-                    given = [v for v in enum or [] if isinstance(v, str) and matchers.normalize_text(v) and f" {matchers.normalize_text(v)} " in f" {said} "]
+                    given = [
+                        v
+                        for v in enum or []
+                        if (isinstance(v, str) and matchers.normalize_text(v) and f" {matchers.normalize_text(v)} " in f" {said} ")
+                        or (isinstance(v, (int, float)) and not isinstance(v, bool) and _said_verbatim(str(v), raw))
+                    ]
                     if given:
                         yield Finding(f"the user already said {given[0]!r}, a value of {name!r}; it is not missing", here)
 
