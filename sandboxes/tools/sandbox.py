@@ -17,13 +17,13 @@ query are returned.
 
 from __future__ import annotations
 
-import copy
 import math
 import re
 import unicodedata
 from typing import Any
 
 from validator.sandbox.base import ApiError, Sandbox
+from validator.spec_render import localize
 
 _WORD = re.compile(r"[a-z0-9]+")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")
@@ -80,25 +80,6 @@ def _parameter_texts(schema: Any) -> list[str]:
         if "items" in schema:
             texts.extend(_parameter_texts(schema["items"]))
     return texts
-
-
-def localize(schema: Any, lang: str) -> Any:
-    """A JSON Schema with every bilingual description replaced by its text in lang."""
-    if isinstance(schema, list):
-        return [localize(item, lang) for item in schema]
-    if not isinstance(schema, dict):
-        return copy.deepcopy(schema)
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "description" and isinstance(value, dict):
-            out[key] = value.get(lang) or value.get("en") or ""
-        elif key == "properties" and isinstance(value, dict):
-            out[key] = {name: localize(child, lang) for name, child in value.items()}
-        elif key in ("enum", "default", "const", "required", "examples"):
-            out[key] = copy.deepcopy(value)
-        else:
-            out[key] = localize(value, lang)
-    return out
 
 
 _INDEXES: dict[tuple[tuple[str, float], ...], tuple[list[dict[str, Any]], Any]] = {}

@@ -7,7 +7,9 @@ from deepdiff import DeepDiff
 from tests.hub.helpers import FIXTURE
 from validator.hub.configs import config_name, configs_of, kind_of_config
 from validator.hub.corpus import Corpus
-from validator.hub.records import COLUMNS, merge_property, project, render_function, render_property, to_source
+from validator.hub.records import COLUMNS, merge_property, project, to_source
+from validator.spec_render import localize as render_property
+from validator.spec_render import tool_entry as render_function
 from validator.repo import Repo
 
 NESTED = {

@@ -8,7 +8,8 @@ import pytest
 
 from validator.models import prompts
 from validator.models.prompts import LANGS, MODEL_SECTIONS, STOP_MARKER, STYLES, load_sections, prompt_hash, system_prompt, user_prompt
-from validator.models.request import case_requests, tool_entry
+from validator.models.request import case_requests
+from validator.spec_render import tool_entry
 from validator.repo import Repo
 
 STYLE_LANGS = [(style, lang) for style in STYLES for lang in LANGS]

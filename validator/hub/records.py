@@ -19,7 +19,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from validator.hub.corpus import LANGS, Corpus
+from validator.hub.corpus import Corpus
+from validator.spec_render import localize, tool_entry
 
 
 class Column(NamedTuple):
@@ -102,25 +103,6 @@ KEY_COLUMN = {"case": "id", "api": "name", "scenario": "id", "sandbox": "name"}
 # ----------------------------------------------------------------------------- rendering
 
 
-def _is_bilingual(value: Any) -> bool:
-    return isinstance(value, dict) and set(value) == set(LANGS) and all(isinstance(value[k], str) for k in LANGS)
-
-
-def render_property(schema: Any, lang: str) -> Any:
-    """A property schema with every bilingual ``description`` turned into the text of lang."""
-    if not isinstance(schema, dict):
-        return copy.deepcopy(schema)
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "description" and _is_bilingual(value):
-            out[key] = value[lang]
-        elif key == "items":
-            out[key] = render_property(value, lang)
-        elif key == "properties" and isinstance(value, dict):
-            out[key] = {name: render_property(sub, lang) for name, sub in value.items()}
-        else:
-            out[key] = copy.deepcopy(value)
-    return out
 
 
 def merge_property(en: Any, zh: Any) -> Any:
@@ -141,26 +123,11 @@ def merge_property(en: Any, zh: Any) -> Any:
     return out
 
 
-def render_function(spec: Mapping[str, Any], lang: str) -> dict[str, Any]:
-    """One API spec as an OpenAI ``tools`` entry in lang."""
-    description: Any = spec.get("description")
-    if _is_bilingual(description):
-        description = description[lang]
-    return {
-        "type": "function",
-        "function": {
-            "name": spec["name"],
-            "description": description,
-            "parameters": render_property(spec.get("parameters", {}), lang),
-        },
-    }
-
-
 def _functions(names: list[str], corpus: Corpus, lang: str) -> list[dict[str, Any]]:
     missing = [name for name in names if name not in corpus.specs]
     if missing:
         raise KeyError(f"no API spec named {', '.join(missing)}")
-    return [render_function(corpus.specs[name], lang) for name in names]
+    return [tool_entry(corpus.specs[name], lang) for name in names]
 
 
 def _present(record: dict[str, Any]) -> dict[str, Any]:
@@ -219,7 +186,7 @@ def _project_api(spec: Mapping[str, Any], lang: str, corpus: Corpus) -> dict[str
             "sandbox": spec.get("sandbox"),
             "spec_only": bool(spec.get("spec_only", False)),
             "description": spec["description"][lang],
-            "parameters": render_property(spec["parameters"], lang),
+            "parameters": localize(spec["parameters"], lang),
             "returns": copy.deepcopy(spec["returns"]),
             "errors": None if errors is None else {kind: message[lang] for kind, message in errors.items()},
             "source": corpus.path_of("api", spec["name"]),

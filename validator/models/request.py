@@ -19,37 +19,9 @@ from validator.models.base import Request
 from validator.models.prompts import system_prompt
 from validator.models.render import tool_calls
 from validator.scoring.special import render_special
+from validator.spec_render import tool_entry
 
 SEARCH_API = "search_tools"
-
-
-def tool_entry(spec: Mapping[str, Any], lang: str) -> dict[str, Any]:
-    """One API spec as an OpenAI ``tools`` entry, every bilingual description in lang."""
-    description = spec.get("description")
-    return {
-        "type": "function",
-        "function": {
-            "name": spec["name"],
-            "description": description.get(lang, "") if isinstance(description, dict) else str(description or ""),
-            "parameters": _localized(spec.get("parameters") or {"type": "object", "properties": {}}, lang),
-        },
-    }
-
-
-def _localized(schema: Any, lang: str) -> Any:
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "description" and isinstance(value, dict) and lang in value:
-            out[key] = value[lang]
-        elif key == "items":
-            out[key] = _localized(value, lang)
-        elif key == "properties" and isinstance(value, dict):
-            out[key] = {name: _localized(sub, lang) for name, sub in value.items()}
-        else:
-            out[key] = value
-    return out
 
 
 def tools_for(names: list[str], specs: Mapping[str, Any], lang: str) -> list[dict[str, Any]]:

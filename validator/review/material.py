@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from validator.review.items import Item
+from validator.spec_render import function_schema
 
 LANGS = ("en", "zh")
 MAX_POLICY_CHARS = 6000  # a policy longer than this is cut (the judge is told so)
@@ -19,29 +20,6 @@ MAX_POLICY_CHARS = 6000  # a policy longer than this is cut (the judge is told s
 
 def dumps(value: Any, indent: int | None = None) -> str:
     return json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=False)
-
-
-def _localized(value: Any, lang: str) -> Any:
-    """Replace every bilingual {en, zh} description (at any depth) by the string of lang."""
-    if isinstance(value, dict):
-        out = {}
-        for key, item in value.items():
-            if key == "description" and isinstance(item, dict) and set(item) <= set(LANGS) and lang in item:
-                out[key] = item[lang]
-            else:
-                out[key] = _localized(item, lang)
-        return out
-    if isinstance(value, list):
-        return [_localized(item, lang) for item in value]
-    return value
-
-
-def function_schema(spec: Mapping[str, Any], lang: str) -> dict[str, Any]:
-    """A spec in OpenAI's function shape for one language."""
-    description = spec.get("description")
-    if isinstance(description, dict):
-        description = description.get(lang, "")
-    return {"name": spec.get("name"), "description": description, "parameters": _localized(spec.get("parameters", {}), lang)}
 
 
 def render_apis(names: list[str], specs: Mapping[str, Mapping[str, Any]], lang: str) -> str:
