@@ -26,7 +26,6 @@ import asyncio
 import ipaddress
 import json
 import os
-import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -39,9 +38,9 @@ from validator.errors import UserError
 from validator.models.base import EndpointError, Reply, Request, RequestRejected
 from validator.models.prompts import PROMPT_VERSION, results_message
 from validator.models.render import text_calls
+from validator.transport import describe, is_transient, retry_after
 
 NO_KEY = "no-key"  # the SDK wants a key even for a local server that ignores it
-RETRYABLE_STATUS = frozenset({408, 409, 429})
 REJECTED_STATUS = frozenset({400, 413, 422})
 PROBE_TIMEOUT = 15.0
 LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
@@ -93,32 +92,6 @@ def resolve_api_key(base_url: str, env: str, option: str = "--api-key-env") -> s
     if is_local(base_url):
         return NO_KEY
     raise UserError(f"environment variable {env} is not set: export the API key for {base_url} in it, or name another variable with {option}")
-
-
-def describe(error: BaseException) -> str:
-    """One line saying what went wrong with a request."""
-    if isinstance(error, openai.APITimeoutError):
-        return "the request timed out"
-    if isinstance(error, openai.APIConnectionError):
-        cause = error.__cause__ or error
-        while cause.__cause__ is not None and not str(cause).strip():
-            cause = cause.__cause__
-        detail = " ".join(str(cause).split()) or type(cause).__name__
-        return f"cannot connect ({detail[:200]})"
-    if isinstance(error, openai.APIStatusError):
-        message = " ".join((getattr(error, "message", "") or str(error)).split())
-        message = re.sub(r"^Error code: \d+ - ", "", message)  # the SDK's prefix repeats the status
-        return f"HTTP {error.status_code}: {message[:200]}"
-    return f"{type(error).__name__}: {' '.join(str(error).split())[:200]}"
-
-
-def _retry_after(error: BaseException) -> float | None:
-    response = getattr(error, "response", None)
-    value = response.headers.get("retry-after") if response is not None else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
 
 
 @dataclass
@@ -198,7 +171,7 @@ class ChatClient:
                     raise RequestRejected(describe(error)) from error
                 if error.status_code in (401, 403):
                     raise EndpointError(f"{self.config.base_url} refused the API key from {self.config.api_key_env} ({describe(error)})") from error
-                if not (error.status_code in RETRYABLE_STATUS or error.status_code >= 500):
+                if not is_transient(error):
                     raise EndpointError(f"{self.config.base_url}: {describe(error)}") from error
                 failure: BaseException = error
             except openai.APIConnectionError as error:  # includes timeouts
@@ -207,7 +180,7 @@ class ChatClient:
                 tries = f" after {attempt + 1} attempts" if attempt else ""
                 raise EndpointError(f"{self.config.base_url} kept failing{tries}: {describe(failure)}") from failure
             self.usage.retries += 1
-            await self.sleep(self.config.delay(attempt, _retry_after(failure)))
+            await self.sleep(self.config.delay(attempt, retry_after(failure)))
             attempt += 1
 
     async def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> ChatResult:

@@ -21,8 +21,8 @@ import openai
 
 from validator.review.judges import Judge
 from validator.review.verdict import MalformedVerdict, Verdict, parse_verdict
+from validator.transport import describe, is_transient, retry_after
 
-RETRYABLE_STATUS = frozenset({408, 409, 429})
 PROBE_TIMEOUT = 15.0
 
 CORRECTION = {
@@ -61,35 +61,6 @@ def make_client(judge: Judge) -> openai.AsyncOpenAI:
     return openai.AsyncOpenAI(base_url=judge.base_url, api_key=judge.api_key(), max_retries=0, timeout=judge.timeout)
 
 
-def _retryable(error: Exception) -> bool:
-    if isinstance(error, openai.APIConnectionError):  # includes timeouts
-        return True
-    if isinstance(error, openai.APIStatusError):
-        return error.status_code in RETRYABLE_STATUS or error.status_code >= 500
-    return False
-
-
-def _retry_after(error: Exception) -> float | None:
-    response = getattr(error, "response", None)
-    value = response.headers.get("retry-after") if response is not None else None
-    try:
-        return float(value) if value is not None else None
-    except ValueError:
-        return None
-
-
-def describe(error: Exception) -> str:
-    if isinstance(error, openai.APITimeoutError):
-        return "the request timed out"
-    if isinstance(error, openai.APIConnectionError):
-        cause = error.__cause__ or error
-        return f"cannot connect ({type(cause).__name__}: {str(cause).strip() or 'no detail'})"
-    if isinstance(error, openai.APIStatusError):
-        message = getattr(error, "message", "") or str(error)
-        return f"HTTP {error.status_code}: {message.strip()[:200]}"
-    return f"{type(error).__name__}: {str(error)[:200]}"
-
-
 async def with_retries(call: Callable[[], Awaitable[Any]], policy: RetryPolicy, attempts: int | None = None, sleep: Sleep = asyncio.sleep) -> Any:
     """Await call(), retrying transient failures; JudgeFailure when it keeps failing."""
     total = attempts or policy.attempts
@@ -97,10 +68,10 @@ async def with_retries(call: Callable[[], Awaitable[Any]], policy: RetryPolicy, 
         try:
             return await call()
         except (openai.APIConnectionError, openai.APIStatusError) as error:
-            if not _retryable(error) or attempt == total - 1:
+            if not is_transient(error) or attempt == total - 1:
                 suffix = f" (after {attempt + 1} attempts)" if attempt else ""
                 raise JudgeFailure(describe(error) + suffix) from error
-            await sleep(policy.delay(attempt, _retry_after(error)))
+            await sleep(policy.delay(attempt, retry_after(error)))
     raise AssertionError("unreachable")
 
 
