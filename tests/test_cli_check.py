@@ -34,7 +34,7 @@ def clean(tmp_path: Path) -> Path:
 
 @pytest.fixture
 def dirty(tmp_path: Path) -> Path:
-    """The minimal repo with one DLG002 (case, line 13) and one SPC005 (spec, line 14)."""
+    """The minimal repo with one DLG002 (case, line 14) and one SPC005 (spec, line 14)."""
     root = tmp_path / "dirty"
     shutil.copytree(REPOS / "minimal", root)
     case = root / CASE
@@ -129,7 +129,7 @@ def test_process_exit_codes(request: pytest.FixtureRequest, fixture: str, args: 
 def test_text_format(dirty: Path) -> None:
     _, out, _ = run("check", "--repo", str(dirty))
     lines = out.splitlines()
-    assert re.fullmatch(re.escape(CASE) + r":13:7: DLG002 \[wrong-language\] .+", lines[0])
+    assert re.fullmatch(re.escape(CASE) + r":14:7: DLG002 \[wrong-language\] .+", lines[0])
     assert re.fullmatch(re.escape(SPEC) + r":14:7: SPC005 \[missing-bilingual-description\] .+", lines[1])
 
 
@@ -137,7 +137,7 @@ def test_json_format(dirty: Path) -> None:
     status, findings = check_json(dirty)
     assert status == 1
     assert isinstance(findings, list)
-    assert [(f["path"], f["line"], f["code"]) for f in findings] == [(CASE, 13, "DLG002"), (SPEC, 14, "SPC005")]
+    assert [(f["path"], f["line"], f["code"]) for f in findings] == [(CASE, 14, "DLG002"), (SPEC, 14, "SPC005")]
     for finding in findings:
         assert {"path", "line", "column", "code", "message"} <= set(finding)
         assert isinstance(finding["line"], int) and isinstance(finding["column"], int)
@@ -166,7 +166,7 @@ def test_github_format(dirty: Path) -> None:
     matches = [GITHUB.fullmatch(line) for line in out.splitlines()]
     assert all(matches), out
     assert [(m["file"], m["line"], m["title"]) for m in matches] == [  # type: ignore[index]
-        (CASE, "13", "DLG002 wrong-language"),
+        (CASE, "14", "DLG002 wrong-language"),
         (SPEC, "14", "SPC005 missing-bilingual-description"),
     ]
 

@@ -59,7 +59,7 @@ def repo(tmp_path: Path) -> Path:
 def _case(root: Path, name: str, body: dict) -> str:
     path = root / "dialogues" / "normal" / "multi_turn" / "adjust" / f"{name}.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"id": name, "category": "normal/multi_turn/adjust", **body}, ensure_ascii=False, indent=1))
+    path.write_text(json.dumps({"id": name, "category": "normal/multi_turn/adjust", "time": "2024-07-15T09:00:00+08:00", **body}, ensure_ascii=False, indent=1))
     return path.relative_to(root).as_posix()
 
 

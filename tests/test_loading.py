@@ -104,13 +104,13 @@ def test_nul_bytes_in_valid_utf8(tmp_path: Path) -> None:
     text = CASE_TEXT.replace("days: 3}}\nzh", "days: 3}}\x00\nzh", 1)
     [finding] = _assert_rejected(_repo(tmp_path, {CASE: text}), "SCH007")
     assert "NUL" in finding["message"]
-    assert finding["line"] == 10
+    assert finding["line"] == 11
 
 
 def test_invalid_utf8_points_at_the_first_bad_byte(tmp_path: Path) -> None:
     raw = CASE_TEXT.encode("gbk")  # Chinese saved by an editor in GBK
     [finding] = _assert_rejected(_repo(tmp_path, {CASE: raw}), "SCH007")
-    assert (finding["line"], finding["column"]) == (13, 13)  # `- user: 杭州…` — the first Chinese byte
+    assert (finding["line"], finding["column"]) == (14, 13)  # `- user: 杭州…` — the first Chinese byte
     assert "0x" in finding["message"]
 
 
@@ -186,7 +186,7 @@ def test_shared_turns_through_an_alias_give_only_the_alias_finding(tmp_path: Pat
 def test_duplicate_keys(tmp_path: Path) -> None:
     text = CASE_TEXT.replace("{city: Hangzhou, days: 3}", '{city: Hangzhou, days: 3, "city": Shanghai}', 1)
     [finding] = _assert_rejected(_repo(tmp_path, {CASE: text}), "SCH002")
-    assert (finding["line"], finding["column"]) == (10, 64)
+    assert (finding["line"], finding["column"]) == (11, 64)
     assert "'city'" in finding["message"]
 
 
@@ -272,6 +272,7 @@ def test_malformed_values_everywhere(tmp_path: Path) -> None:
 id: single-0001
 category: normal/single_turn/single
 apis: [[get_weather], {a: b}, 3]
+time: "2024-07-15T09:00:00+08:00"
 profile: 5
 state: [1]
 en:

@@ -46,4 +46,4 @@ def test_hook_runs_on_a_changed_file(tmp_path: Path) -> None:
     case.write_text(case.read_text(encoding="utf-8").replace("days: 3}", "days: 30}", 1), encoding="utf-8")
     broken = hook(case)
     assert broken.returncode == 1
-    assert "DLG010" in broken.stdout and "single-0001.yaml:10" in broken.stdout
+    assert "DLG010" in broken.stdout and "single-0001.yaml:11" in broken.stdout

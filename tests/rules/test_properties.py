@@ -171,6 +171,7 @@ def cases(draw: st.DrawFn, categories: list[str] = CATEGORIES) -> dict[str, Any]
         "id": CASE_ID,
         "category": skeleton["category"],
         "apis": skeleton["apis"],
+        "time": "2024-07-15T09:00:00+08:00",
         "en": draw(side(skeleton, "en")),
         "zh": draw(side(skeleton, "zh")),
     }
