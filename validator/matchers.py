@@ -22,6 +22,7 @@ MATCHER_KEYS = {
     "$any": set(),
     "$optional": set(),
     "$text": set(),
+    "$contains": set(),
     "$approx": {"$tol"},
     "$unordered": set(),
     "$regex": {"$example"},
@@ -91,6 +92,14 @@ def problems(value: Any, pointer: str = "", *, allow_lang: bool = False, top: bo
     elif kind == "$text":
         if not isinstance(body, str) or not normalize_text(body):
             yield ("$text takes a non-empty string", inner)
+    elif kind == "$contains":
+        if not isinstance(body, list) or not body:
+            yield ("$contains takes a non-empty list of phrases (each a string, or a list of alternative strings)", inner)
+        else:
+            for i, phrase in enumerate(body):
+                options = phrase if isinstance(phrase, list) else [phrase]
+                if not options or not all(isinstance(o, str) and normalize_text(o) for o in options):
+                    yield ("each $contains phrase is a non-empty string or a list of them", inner + join_pointer(i))
     elif kind == "$approx":
         tol = value.get("$tol")
         if not _is_number(body):
@@ -151,6 +160,8 @@ def render(value: Any, lang: str | None = None) -> Any:
         return render(body, lang)
     if kind in ("$text", "$approx"):
         return body
+    if kind == "$contains":
+        return " ".join(phrase[0] if isinstance(phrase, list) else phrase for phrase in body)
     if kind == "$regex":
         return value["$example"]
     if kind == "$literal":
@@ -273,6 +284,14 @@ def _match_matcher(expected: dict[str, Any], actual: Any, lang: str | None) -> b
         return matches(body, actual, lang)
     if kind == "$text":
         return isinstance(actual, str) and normalize_text(actual) == normalize_text(body)
+    if kind == "$contains":
+        if not isinstance(actual, str):
+            return False
+        text = normalize_text(actual)
+        return all(
+            any(contains_phrase(text, normalize_text(option)) for option in (phrase if isinstance(phrase, list) else [phrase]))
+            for phrase in body
+        )
     if kind == "$approx":
         return _is_number(actual) and abs(actual - body) <= expected["$tol"]
     if kind == "$unordered":
@@ -288,6 +307,29 @@ def _match_matcher(expected: dict[str, Any], actual: Any, lang: str | None) -> b
             return any(matches(body[code], actual, code) for code in LANGS)
         return matches(body[lang], actual, lang)
     return False
+
+
+def contains_phrase(text: str, phrase: str) -> bool:
+    """Whether normalised text contains phrase, not as part of a longer Latin word or number.
+
+    ``n 2`` is in "note n 2 saved" but not in "note n 20"; Chinese has no spaces, so only ASCII
+    letters and digits bound a match.
+    """
+    if not phrase:
+        return True
+    start = text.find(phrase)
+    while start != -1:
+        end = start + len(phrase)
+        before = text[start - 1] if start else " "
+        after = text[end] if end < len(text) else " "
+        if not (_word(before) and _word(phrase[0])) and not (_word(after) and _word(phrase[-1])):
+            return True
+        start = text.find(phrase, start + 1)
+    return False
+
+
+def _word(char: str) -> bool:
+    return char.isascii() and char.isalnum()
 
 
 def literal_equal(a: Any, b: Any) -> bool:

@@ -203,3 +203,18 @@ def test_special_checkpoints(schemas: ApiSchemas) -> None:
     # an undecodable answer is never a correct abstention (a peer counts it as one)
     assert judge(schemas, irrelevant, "[f(x=").error == "format"
     assert judge(schemas, irrelevant, "").error == "special_not_detected"
+
+
+def test_contains_accepts_any_query_holding_every_phrase() -> None:
+    from validator.matchers import matches, problems, render
+
+    want = {"$contains": ["Harbor Logistics", ["price", "pricing", "报价"]]}
+    assert list(problems(want)) == []
+    assert matches(want, "harbor logistics pricing sheet")
+    assert matches(want, "Harbor  Logistics 报价表")
+    assert matches(want, render(want))
+    assert not matches(want, "Harbor pricing")
+    assert not matches(want, "Harbor Logisticsx price")
+    assert not matches(want, 42)
+    assert list(problems({"$contains": []}))
+    assert list(problems({"$contains": ["ok", [""]]}))

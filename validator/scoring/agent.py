@@ -17,7 +17,7 @@ from decimal import Decimal
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
-from validator.matchers import normalize_text, render
+from validator.matchers import contains_phrase, normalize_text, render
 from validator.scoring.literals import FormatError
 from validator.scoring.parse import Call, calls_from_json
 
@@ -182,29 +182,6 @@ def fact_told(fact: str, said: str) -> bool:
         return False
     said_numbers, said_codes = salient(said)
     return numbers <= said_numbers and codes <= said_codes
-
-
-def contains_phrase(text: str, phrase: str) -> bool:
-    """Whether normalised text contains phrase, not as part of a longer Latin word or number.
-
-    ``n 2`` is in "note n 2 saved" but not in "note n 20"; Chinese has no spaces, so only ASCII
-    letters and digits bound a match.
-    """
-    if not phrase:
-        return True
-    start = text.find(phrase)
-    while start != -1:
-        end = start + len(phrase)
-        before = text[start - 1] if start else " "
-        after = text[end] if end < len(text) else " "
-        if not (_word(before) and _word(phrase[0])) and not (_word(after) and _word(phrase[-1])):
-            return True
-        start = text.find(phrase, start + 1)
-    return False
-
-
-def _word(char: str) -> bool:
-    return char.isascii() and char.isalnum()
 
 
 def read_calls(value: Any) -> list[Call]:

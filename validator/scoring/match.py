@@ -347,7 +347,7 @@ def _same_json_type(want: Any, got: Any) -> bool:
     if is_matcher(want):
         kind = matcher_kind(want)
         body = want.get(kind) if kind else None
-        if kind in ("$text", "$regex"):
+        if kind in ("$text", "$regex", "$contains"):
             return isinstance(got, str)
         if kind == "$approx":
             return isinstance(got, (int, float)) and not isinstance(got, bool)
