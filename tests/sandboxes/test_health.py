@@ -43,12 +43,16 @@ def test_state_shape() -> None:
 def test_doctor_search_and_slots() -> None:
     app = fresh()
     found = run(app, "search_doctors", department="cardiology", date="2024-10-17")["doctors"]
-    assert [d["id"] for d in found] == ["DR-102"]
+    assert [d["id"] for d in found] == ["DR-102", "DR-114"]  # best rated first
     assert "14:00" not in found[0]["free_slots"] and found[0]["free_slots"][0] == "13:30"
+    assert found[1]["free_slots"] == [], "Luo Jian does not work on Thursdays"
     assert run(app, "search_doctors", department="dermatology", accepts_insurance=True)["count"] == 0
     assert run(app, "search_doctors", department="psychiatry", language="english", visit_type="video")["count"] == 1
-    today = run(app, "search_doctors", department="general_practice", date="2024-10-14")["doctors"][0]["free_slots"]
+    gps = run(app, "search_doctors", department="general_practice", date="2024-10-14")["doctors"]
+    assert [d["id"] for d in gps] == ["DR-112", "DR-101", "DR-111"]
+    today = next(d for d in gps if d["id"] == "DR-101")["free_slots"]
     assert today[0] == "09:00"  # 08:30 now: earlier slots are gone
+    assert [d["id"] for d in run(app, "search_doctors", department="general_practice", accepts_insurance=True, visit_type="video")["doctors"]] == ["DR-101"]
 
 
 def test_booking_rules() -> None:
