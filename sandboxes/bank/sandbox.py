@@ -13,6 +13,13 @@ logged-in customer only. Accounts, cards, payees and loans are tables keyed by i
   ``min(15 x monthly income, 500,000)`` minus what is still owed on active loans; monthly
   payments are equal instalments (annuity); repayments reduce the outstanding principal.
 - A card frozen because it was stolen cannot be unfrozen (it has to be replaced).
+- Future-dated and repeating transfers (``scheduled_transfers``) are checked when they are set
+  up and run on their dates; since the clock never moves, they stay scheduled here.
+- Bills (``bills``) are paid to a biller by the customer reference printed on the bill; bill
+  payments do not count against the daily transfer limit.
+- Payees abroad (``country`` set) are paid only by international transfer, in their currency,
+  bought with CNY at the bank's selling rate (``exchange_rates``) plus a fee; every customer may
+  buy at most USD 50,000 worth of foreign currency per calendar year.
 
 Time never moves: every posting is stamped with the fixed clock, so the end state depends
 only on which calls succeeded and in which order.
@@ -20,7 +27,7 @@ only on which calls succeeded and in which order.
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 from typing import Any
 
 from validator.sandbox.base import ApiError, Sandbox
@@ -38,6 +45,17 @@ MAX_DAILY_LIMIT = 200000.0
 FREEZE_REASONS = ("lost", "stolen", "suspicious_activity", "travel", "other")
 # credit score floor -> annual interest rate in percent, best tier first
 RATE_TIERS = ((750, 3.85), (700, 4.35), (650, 5.60))
+FREQUENCIES = ("once", "weekly", "monthly")
+MAX_SCHEDULE_DAYS = 365
+# Countries a payee abroad may bank in, with the currency their accounts are kept in.
+COUNTRY_CURRENCY = {"GB": "GBP", "US": "USD", "CA": "CAD", "AU": "AUD", "IE": "EUR", "SG": "SGD", "HK": "HKD"}
+IBAN_COUNTRIES = {"GB": 22, "IE": 22}  # countries whose accounts are given as an IBAN, and its length
+TRANSFER_PURPOSES = ("tuition", "living_expenses", "family_support", "travel", "medical", "other")
+FX_ANNUAL_QUOTA_USD = 50000.0
+INTERNATIONAL_FEE_RATE = 0.001  # of the CNY amount, at least 50 and at most 260 CNY, plus the cable fee
+INTERNATIONAL_FEE_MIN = 50.0
+INTERNATIONAL_FEE_MAX = 260.0
+CABLE_FEE = 150.0
 
 
 def _money(value: float) -> float:
@@ -60,6 +78,22 @@ def _parse_date(value: Any, field: str) -> date:
 def _add_month(day: date) -> date:
     year, month = (day.year + 1, 1) if day.month == 12 else (day.year, day.month + 1)
     return date(year, month, min(day.day, 28))
+
+
+def _run_dates(first: date, frequency: str, occurrences: int) -> list[date]:
+    """The dates a scheduled transfer runs on: weekly adds 7 days, monthly keeps the day (at most 28)."""
+    dates = [first]
+    while len(dates) < occurrences:
+        dates.append(dates[-1] + timedelta(days=7) if frequency == "weekly" else _add_month(dates[-1]))
+    return dates
+
+
+def _business_days_later(day: date, days: int) -> date:
+    while days:
+        day += timedelta(days=1)
+        if day.weekday() < 5:
+            days -= 1
+    return day
 
 
 class BankSandbox(Sandbox):
@@ -181,6 +215,26 @@ class BankSandbox(Sandbox):
             "currency": account["currency"],
             "status": account["status"],
         }
+
+    @staticmethod
+    def _public_payee(payee: dict[str, Any]) -> dict[str, Any]:
+        """Domestic payees keep their four fields; a payee abroad adds where and in what currency."""
+        view = {k: payee[k] for k in ("payee_id", "name", "account_number", "bank_name")}
+        if payee.get("country"):
+            view.update({k: payee[k] for k in ("swift_code", "country", "currency")})
+        return view
+
+    def _payee(self, customer: dict[str, Any], payee_id: Any) -> dict[str, Any]:
+        payee = self.data["payees"].get(payee_id) if isinstance(payee_id, str) else None
+        if payee is None or payee["customer_id"] != customer["customer_id"]:
+            raise ApiError("unknown_payee", payee_id=payee_id)
+        return payee
+
+    def _rate(self, currency: str) -> float:
+        rates = self.data["exchange_rates"]["cny_per_unit"]
+        if currency not in rates:
+            raise ApiError("unsupported_currency", currency=currency, supported=sorted(rates))
+        return rates[currency]
 
     @staticmethod
     def _public_card(card: dict[str, Any]) -> dict[str, Any]:
@@ -318,6 +372,8 @@ class BankSandbox(Sandbox):
         payee = self.data["payees"].get(payee_id) if isinstance(payee_id, str) else None
         if payee is None or payee["customer_id"] != customer["customer_id"]:
             raise ApiError("unknown_payee", payee_id=payee_id)
+        if payee.get("country"):
+            raise ApiError("payee_abroad", payee_id=payee["payee_id"], country=payee["country"], currency=payee["currency"])
         value = self._amount(amount)
         self._usable(source)
         limits = self._limit_view(customer)
@@ -360,7 +416,7 @@ class BankSandbox(Sandbox):
     def bank_list_payees(self) -> dict[str, Any]:
         customer = self._customer()
         payees = [
-            {k: p[k] for k in ("payee_id", "name", "account_number", "bank_name")}
+            self._public_payee(p)
             for p in sorted(self.data["payees"].values(), key=lambda p: p["payee_id"])
             if p["customer_id"] == customer["customer_id"]
         ]
@@ -562,3 +618,244 @@ class BankSandbox(Sandbox):
         card["status"] = "active"
         card["freeze_reason"] = None
         return self._public_card(card)
+
+    # ------------------------------------------------------------------ scheduled transfers
+
+    def _public_schedule(self, schedule_id: str, schedule: dict[str, Any]) -> dict[str, Any]:
+        payee = self.data["payees"].get(schedule["payee_id"], {})
+        return {
+            "schedule_id": schedule_id,
+            "from_account_id": schedule["from_account_id"],
+            "payee_id": schedule["payee_id"],
+            "payee_name": payee.get("name", schedule.get("payee_name", "")),
+            "amount": schedule["amount"],
+            "memo": schedule["memo"],
+            "frequency": schedule["frequency"],
+            "run_dates": list(schedule["run_dates"]),
+            "status": schedule["status"],
+        }
+
+    def schedule_transfer(
+        self,
+        from_account_id: str,
+        payee_id: str,
+        amount: float,
+        first_date: str,
+        frequency: str = "once",
+        occurrences: int = 1,
+        memo: str = "",
+    ) -> dict[str, Any]:
+        customer = self._customer()
+        source = self._account(customer, from_account_id)
+        payee = self._payee(customer, payee_id)
+        if payee.get("country"):
+            raise ApiError("payee_abroad", payee_id=payee["payee_id"], country=payee["country"], currency=payee["currency"])
+        value = self._amount(amount)
+        self._usable(source)
+        first = _parse_date(first_date, "first_date")
+        today = self.now().date()
+        if first <= today:
+            raise ApiError("date_not_in_future", first_date=first_date, today=today.isoformat())
+        if first > today + timedelta(days=MAX_SCHEDULE_DAYS):
+            raise ApiError("date_too_far", first_date=first_date, latest=(today + timedelta(days=MAX_SCHEDULE_DAYS)).isoformat())
+        if frequency not in FREQUENCIES:
+            raise ApiError("invalid_frequency", frequency=frequency, allowed=list(FREQUENCIES))
+        if isinstance(occurrences, bool) or not isinstance(occurrences, int) or not 1 <= occurrences <= 120:
+            raise ApiError("invalid_occurrences", occurrences=occurrences)
+        if (frequency == "once") != (occurrences == 1):
+            raise ApiError("invalid_occurrences", occurrences=occurrences, frequency=frequency)
+        if value > customer["daily_transfer_limit"]:
+            raise ApiError("daily_limit_exceeded", daily_limit=_money(customer["daily_transfer_limit"]), requested=value)
+        schedule_id = self.new_id("scheduled_transfer", "ST-")
+        schedule = {
+            "customer_id": customer["customer_id"],
+            "from_account_id": source["account_id"],
+            "payee_id": payee["payee_id"],
+            "amount": value,
+            "memo": memo,
+            "frequency": frequency,
+            "run_dates": [d.isoformat() for d in _run_dates(first, frequency, occurrences)],
+            "status": "scheduled",
+            "created_at": self.now().isoformat(),
+        }
+        self.data["scheduled_transfers"][schedule_id] = schedule
+        return {**self._public_schedule(schedule_id, schedule), "total_amount": _money(value * occurrences)}
+
+    def list_scheduled_transfers(self, include_cancelled: bool = False) -> dict[str, Any]:
+        customer = self._customer()
+        rows = [
+            self._public_schedule(schedule_id, schedule)
+            for schedule_id, schedule in sorted(self.data["scheduled_transfers"].items(), key=lambda pair: int(pair[0][3:]))
+            if schedule["customer_id"] == customer["customer_id"] and (include_cancelled or schedule["status"] == "scheduled")
+        ]
+        return {"scheduled_transfers": rows, "count": len(rows)}
+
+    def cancel_scheduled_transfer(self, schedule_id: str) -> dict[str, Any]:
+        customer = self._customer()
+        schedule = self.data["scheduled_transfers"].get(schedule_id) if isinstance(schedule_id, str) else None
+        if schedule is None or schedule["customer_id"] != customer["customer_id"]:
+            raise ApiError("unknown_schedule", schedule_id=schedule_id)
+        if schedule["status"] == "cancelled":
+            raise ApiError("schedule_already_cancelled", schedule_id=schedule_id)
+        schedule["status"] = "cancelled"
+        return {**self._public_schedule(schedule_id, schedule), "payments_cancelled": len(schedule["run_dates"])}
+
+    # ------------------------------------------------------------------ bills
+
+    def pay_bill(self, biller: str, reference: str, amount: float, from_account_id: str) -> dict[str, Any]:
+        customer = self._customer()
+        record = self.data["billers"].get(biller) if isinstance(biller, str) else None
+        if record is None:
+            raise ApiError("unknown_biller", biller=biller, billers=sorted(self.data["billers"]))
+        bill = next(
+            (b for b in self.data["bills"].values() if b["biller"] == biller and b["reference"] == str(reference).replace(" ", "").replace("-", "")),
+            None,
+        )
+        if bill is None:
+            raise ApiError("bill_not_found", biller=biller, reference=reference)
+        source = self._account(customer, from_account_id)
+        value = self._amount(amount)
+        if bill["amount_due"] <= 0:
+            raise ApiError("bill_already_paid", biller=biller, reference=bill["reference"])
+        if value > bill["amount_due"]:
+            raise ApiError("amount_exceeds_due", amount_due=bill["amount_due"], requested=value)
+        self._usable(source)
+        self._debitable(source, value)
+        entry = self._post(source, "bill_payment", -value, record["name"], bill["reference"])
+        bill["amount_due"] = _money(bill["amount_due"] - value)
+        bill["payments"].append({"transaction_id": entry["transaction_id"], "amount": value, "paid_at": entry["posted_at"]})
+        return {
+            "transaction_id": entry["transaction_id"],
+            "biller": biller,
+            "biller_name": record["name"],
+            "reference": bill["reference"],
+            "amount": value,
+            "amount_still_due": bill["amount_due"],
+            "due_date": bill["due_date"],
+            "from_account_id": source["account_id"],
+            "balance": source["balance"],
+        }
+
+    # ------------------------------------------------------------------ payments abroad
+
+    def get_exchange_rate(self, currency: str, amount: float = 1.0, amount_in: str = "foreign") -> dict[str, Any]:
+        rate = self._rate(currency)
+        if not _is_number(amount) or amount <= 0:
+            raise ApiError("invalid_amount", amount=amount)
+        foreign, cny = (amount, amount * rate) if amount_in == "foreign" else (amount / rate, amount)
+        return {
+            "currency": currency,
+            "cny_per_unit": rate,
+            "foreign_amount": _money(foreign),
+            "cny_amount": _money(cny),
+            "rate_date": self.data["exchange_rates"]["as_of"],
+        }
+
+    def add_international_payee(
+        self, name: str, account_number: str, swift_code: str, bank_name: str, country: str, currency: str
+    ) -> dict[str, Any]:
+        customer = self._customer()
+        if not isinstance(name, str) or not name.strip():
+            raise ApiError("invalid_payee", field="name")
+        if not isinstance(bank_name, str) or not bank_name.strip():
+            raise ApiError("invalid_payee", field="bank_name")
+        if country not in COUNTRY_CURRENCY:
+            raise ApiError("unsupported_country", country=country, supported=sorted(COUNTRY_CURRENCY))
+        if currency != COUNTRY_CURRENCY[country]:
+            raise ApiError("currency_not_of_country", country=country, currency=currency, expected=COUNTRY_CURRENCY[country])
+        number = account_number.replace(" ", "").upper() if isinstance(account_number, str) else ""
+        if country in IBAN_COUNTRIES:
+            if not (number.startswith(country) and len(number) == IBAN_COUNTRIES[country] and number[2:4].isdigit() and number.isalnum()):
+                raise ApiError("invalid_payee", field="account_number", expected=f"an IBAN of {IBAN_COUNTRIES[country]} characters starting with {country}")
+        elif not (number.isdigit() and 6 <= len(number) <= 20):
+            raise ApiError("invalid_payee", field="account_number", expected="6 to 20 digits")
+        swift = swift_code.upper() if isinstance(swift_code, str) else ""
+        if len(swift) not in (8, 11) or not swift[:4].isalpha() or swift[4:6] != country or not swift.isalnum():
+            raise ApiError("invalid_payee", field="swift_code", expected=f"8 or 11 characters with {country} in positions 5-6")
+        for payee in self.data["payees"].values():
+            if payee["customer_id"] == customer["customer_id"] and payee["account_number"] == number:
+                raise ApiError("payee_already_exists", payee_id=payee["payee_id"])
+        payee_id = self.new_id("payee", "P-")
+        record = {
+            "payee_id": payee_id,
+            "customer_id": customer["customer_id"],
+            "name": name.strip(),
+            "account_number": number,
+            "bank_name": bank_name.strip(),
+            "swift_code": swift,
+            "country": country,
+            "currency": currency,
+            "added_on": self.now().date().isoformat(),
+        }
+        self.data["payees"][payee_id] = record
+        return self._public_payee(record)
+
+    def send_international_transfer(
+        self,
+        from_account_id: str,
+        payee_id: str,
+        amount: float,
+        purpose: str,
+        amount_in: str = "foreign",
+        memo: str = "",
+    ) -> dict[str, Any]:
+        customer = self._customer()
+        source = self._account(customer, from_account_id)
+        payee = self._payee(customer, payee_id)
+        if not payee.get("country"):
+            raise ApiError("payee_not_abroad", payee_id=payee["payee_id"])
+        value = self._amount(amount)
+        if purpose not in TRANSFER_PURPOSES:
+            raise ApiError("invalid_purpose", purpose=purpose, allowed=list(TRANSFER_PURPOSES))
+        currency = payee["currency"]
+        rate = self._rate(currency)
+        if amount_in == "foreign":
+            foreign, cny = value, _money(value * rate)
+        else:
+            foreign, cny = _money(value / rate), value
+        if foreign < 1:
+            raise ApiError("invalid_amount", amount=amount)
+        usd = _money(cny / self._rate("USD"))
+        used = customer.get("fx_used_usd", 0.0)
+        if used + usd > FX_ANNUAL_QUOTA_USD:
+            raise ApiError("annual_fx_quota_exceeded", quota_usd=FX_ANNUAL_QUOTA_USD, used_usd=used, requested_usd=usd)
+        fee = _money(min(max(cny * INTERNATIONAL_FEE_RATE, INTERNATIONAL_FEE_MIN), INTERNATIONAL_FEE_MAX) + CABLE_FEE)
+        self._usable(source)
+        self._debitable(source, _money(cny + fee))
+        out = self._post(source, "international_transfer_out", -cny, payee["name"], memo)
+        self._post(source, "fee", -fee, None, f"international transfer fee ({out['transaction_id']})")
+        customer["fx_used_usd"] = _money(used + usd)
+        transfer_id = self.new_id("international_transfer", "IT-")
+        arrival = _business_days_later(self.now().date(), 2).isoformat()
+        self.data["international_transfers"][transfer_id] = {
+            "customer_id": customer["customer_id"],
+            "payee_id": payee["payee_id"],
+            "from_account_id": source["account_id"],
+            "currency": currency,
+            "foreign_amount": _money(foreign),
+            "cny_amount": cny,
+            "rate": rate,
+            "fee": fee,
+            "purpose": purpose,
+            "memo": memo,
+            "status": "processing",
+            "sent_at": self.now().isoformat(),
+            "expected_arrival": arrival,
+        }
+        return {
+            "transfer_id": transfer_id,
+            "transaction_id": out["transaction_id"],
+            "payee_id": payee["payee_id"],
+            "payee_name": payee["name"],
+            "currency": currency,
+            "foreign_amount": _money(foreign),
+            "rate": rate,
+            "cny_amount": cny,
+            "fee": fee,
+            "total_debited": _money(cny + fee),
+            "from_account_id": source["account_id"],
+            "balance": source["balance"],
+            "fx_quota_left_usd": _money(FX_ANNUAL_QUOTA_USD - customer["fx_used_usd"]),
+            "status": "processing",
+            "expected_arrival": arrival,
+        }

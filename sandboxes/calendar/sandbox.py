@@ -6,6 +6,9 @@ slots) and meeting rooms can be booked (``RB-…``), on their own or for an even
 method implements the spec ``specs/calendar/<method>.yaml``.
 
 Times are local wall-clock strings ``YYYY-MM-DDTHH:MM`` in the zone of the sandbox clock.
+A repeating event is stored as one event per occurrence sharing a ``series_id`` (``SR-…``). A
+colleague abroad has a ``utc_offset`` and ``working_hours`` in their own time: outside them they
+count as busy when looking for free slots.
 """
 
 from __future__ import annotations
@@ -18,6 +21,14 @@ from validator.sandbox.base import ApiError, Sandbox
 
 _MINUTE = "%Y-%m-%dT%H:%M"
 _RESPONSES = {"accept": "accepted", "decline": "declined", "tentative": "tentative"}
+_WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+MAX_OCCURRENCES = 52
+
+
+def _offset_minutes(offset: str) -> int:
+    sign = -1 if offset.startswith("-") else 1
+    hours, minutes = offset.lstrip("+-").split(":")
+    return sign * (int(hours) * 60 + int(minutes))
 
 
 def _fmt(moment: datetime) -> str:
@@ -134,6 +145,24 @@ class CalendarSandbox(Sandbox):
 
     def _sorted_views(self, rows: list[tuple[str, dict[str, Any]]]) -> list[dict[str, Any]]:
         return [self._view(i, e) for i, e in sorted(rows, key=lambda pair: (pair[1]["start"], pair[0]))]
+
+    def _off_hours(self, person: dict[str, Any], day: datetime) -> list[tuple[datetime, datetime]]:
+        """A colleague abroad is busy outside their working hours (Monday to Friday in their own
+        time zone); the blocks, in the owner's local time, around one day."""
+        offset = self.now().utcoffset()
+        own = int(offset.total_seconds() // 60) if offset is not None else 0
+        shift = timedelta(minutes=own - _offset_minutes(person["utc_offset"]))
+        hours = person["working_hours"]
+        working = []
+        for days in (-1, 0, 1):  # their working days around this one, moved to the owner's clock
+            local = (day + timedelta(days=days)).date()
+            if local.weekday() >= 5:
+                continue
+            start = datetime.strptime(f"{local.isoformat()}T{hours['start']}", _MINUTE) + shift
+            end = datetime.strptime(f"{local.isoformat()}T{hours['end']}", _MINUTE) + shift
+            working.append((start, end))
+        edges = [day - timedelta(days=1), *(t for block in working for t in block), day + timedelta(days=2)]
+        return [(edges[i], edges[i + 1]) for i in range(0, len(edges), 2) if edges[i] < edges[i + 1]]
 
     # ------------------------------------------------------------------ calendar.events
 
@@ -280,6 +309,8 @@ class CalendarSandbox(Sandbox):
             record = next((p for p in self.data["people"].values() if p["email"] == person["email"]), None)
             for block in (record or {}).get("busy", []):
                 busy.append((_at(block["start"]), _at(block["end"])))
+            if record is not None and "utc_offset" in record:
+                busy.extend(self._off_hours(record, day))
         # Nothing can start in the past: today, slots begin at the next full or half hour.
         now = self._local_now()
         if day.date() < now.date():
@@ -304,6 +335,150 @@ class CalendarSandbox(Sandbox):
             "duration_minutes": duration_minutes,
             "attendees": [p["email"] for p in people],
             "free_slots": slots,
+        }
+
+    def _occurrences(
+        self, first: datetime, frequency: str, weekdays: list[str] | None, count: int | None, until: str | None
+    ) -> list[datetime]:
+        if (count is None) == (until is None):
+            raise ApiError("invalid_recurrence", reason="give either count or until")
+        if weekdays and frequency != "weekly":
+            raise ApiError("invalid_recurrence", reason="weekdays go with a weekly frequency")
+        last = self._parse_day(until).replace(hour=23, minute=59) if until is not None else None
+        if last is not None and last < first:
+            raise ApiError("invalid_recurrence", reason="until is before the first occurrence")
+        days = set(weekdays or [_WEEKDAYS[first.weekday()]])
+        if frequency == "weekly" and _WEEKDAYS[first.weekday()] not in days:
+            raise ApiError("invalid_recurrence", reason="the first occurrence is not on one of the weekdays")
+        found: list[datetime] = []
+        cursor, month_step = first, 0
+        while (count is None or len(found) < count) and (last is None or cursor <= last):
+            if len(found) == MAX_OCCURRENCES:
+                raise ApiError("too_many_occurrences", maximum=MAX_OCCURRENCES)
+            found.append(cursor)
+            if frequency == "daily":
+                cursor += timedelta(days=1)
+            elif frequency == "weekdays":
+                cursor += timedelta(days=3 if cursor.weekday() == 4 else 1)
+            elif frequency == "weekly":
+                cursor += timedelta(days=1)
+                while _WEEKDAYS[cursor.weekday()] not in days:
+                    cursor += timedelta(days=1)
+            elif frequency == "every_two_weeks":
+                cursor += timedelta(days=14)
+            else:  # monthly, on the same day of the month; months without that day are skipped
+                while True:
+                    month_step += 1
+                    year, month = divmod(first.month - 1 + month_step, 12)
+                    try:
+                        cursor = first.replace(year=first.year + year, month=month + 1)
+                        break
+                    except ValueError:
+                        continue
+        return found
+
+    def create_recurring_event(
+        self,
+        title: str,
+        start: str,
+        frequency: str,
+        duration_minutes: int = 60,
+        weekdays: list[str] | None = None,
+        count: int | None = None,
+        until: str | None = None,
+        location: str | None = None,
+        attendees: list[str] | None = None,
+        notes: str | None = None,
+    ) -> dict[str, Any]:
+        first = self._future(start)
+        if first.weekday() >= 5 and frequency == "weekdays":
+            raise ApiError("invalid_recurrence", reason="a weekday series must start on a weekday")
+        starts = self._occurrences(first, frequency, weekdays, count, until)
+        guests = [p for p in self._people(attendees) if p["email"] != self._owner_email]
+        series_id = self.new_id("series", "SR-")
+        length = timedelta(minutes=duration_minutes)
+        created, conflicts = [], []
+        for begin in starts:
+            event = {
+                "title": title.strip(),
+                "title_zh": None,
+                "start": _fmt(begin),
+                "end": _fmt(begin + length),
+                "location": location,
+                "room": None,
+                "room_booking": None,
+                "organizer": self._owner_email,
+                "attendees": [{**p, "response": "pending"} for p in guests],
+                "my_response": "accepted",
+                "status": "confirmed",
+                "notes": notes,
+                "series_id": series_id,
+            }
+            clash = self._conflicts(begin, begin + length)
+            event_id = self.new_id("event", "E-")
+            self.data["events"][event_id] = event
+            created.append(event_id)
+            conflicts += [{**c, "occurrence": event_id} for c in clash]
+        return {
+            "series_id": series_id,
+            "title": title.strip(),
+            "frequency": frequency,
+            "event_ids": created,
+            "starts": [_fmt(b) for b in starts],
+            "count": len(created),
+            "attendees": [{**p, "response": "pending"} for p in guests],
+            "conflicts": conflicts,
+        }
+
+    def cancel_event_series(
+        self, event_id: str, scope: str = "all", notify_attendees: bool = True, message: str | None = None
+    ) -> dict[str, Any]:
+        event = self._own_open_event(event_id)
+        series_id = event.get("series_id")
+        if series_id is None:
+            raise ApiError("not_a_series", event_id=event_id)
+        now = self._local_now()
+        cancelled, released = [], []
+        for other_id, other in sorted(self.data["events"].items(), key=lambda pair: (pair[1]["start"], pair[0])):
+            if other.get("series_id") != series_id or other["status"] == "cancelled" or _at(other["start"]) <= now:
+                continue
+            if scope == "this_and_following" and other["start"] < event["start"]:
+                continue
+            other["status"] = "cancelled"
+            cancelled.append(other_id)
+            if other["room_booking"] is not None:
+                self.data["room_bookings"][other["room_booking"]]["status"] = "cancelled"
+                released.append(other["room_booking"])
+        notified = sorted({a["email"] for i in cancelled for a in self.data["events"][i]["attendees"]}) if notify_attendees else []
+        return {
+            "series_id": series_id,
+            "scope": scope,
+            "cancelled": cancelled,
+            "notified": notified,
+            "message": message if notify_attendees else None,
+            "released_room_bookings": released,
+        }
+
+    def propose_new_time(self, event_id: str, new_start: str, comment: str | None = None, response: str = "tentative") -> dict[str, Any]:
+        event = self._event(event_id)
+        if event["organizer"] == self._owner_email:
+            raise ApiError("own_event", event_id=event_id)
+        if event["status"] == "cancelled":
+            raise ApiError("event_cancelled", event_id=event_id)
+        begin = self._future(new_start)
+        end = begin + (_at(event["end"]) - _at(event["start"]))
+        event["my_response"] = _RESPONSES[response]
+        event["proposed_time"] = {"start": _fmt(begin), "end": _fmt(end), "comment": comment}
+        return {
+            "event_id": event_id,
+            "title": event["title"],
+            "organizer": event["organizer"],
+            "current_start": event["start"],
+            "proposed_start": _fmt(begin),
+            "proposed_end": _fmt(end),
+            "my_response": event["my_response"],
+            "comment": comment,
+            "conflicts": self._conflicts(begin, end, ignore=event_id),
         }
 
     # ------------------------------------------------------------------ calendar.rooms

@@ -3,7 +3,9 @@
 One state holds the course catalogue (``data.courses``, with meeting times, seats, waitlists and
 prerequisites), the student's record (``data.student``: completed courses, enrolments, credit
 limit), assignments with their accepted file formats and grading weights, submissions, extension
-requests, study plans and focus timers. Every public method implements the spec
+requests, study plans and focus timers, and the instructors' office hours (``data.office_hours``).
+After the drop deadline a course can only be withdrawn from (a W on the record, no refund) until
+the withdrawal deadline. Every public method implements the spec
 ``specs/education/<method>.yaml``.
 
 Moments are local ``YYYY-MM-DDTHH:MM`` and days ``YYYY-MM-DD`` in the zone of the sandbox clock,
@@ -161,7 +163,7 @@ class EducationSandbox(Sandbox):
     def drop_course(self, course_code: str, reason: str = "other") -> dict[str, Any]:
         course = self._course(course_code)
         enrolment = self._enrolment(course["code"])
-        if enrolment is None:
+        if enrolment is None or enrolment["status"] == "withdrawn":
             raise ApiError("not_enrolled", course_code=course_code)
         deadline = self.data["term"]["drop_deadline"]
         if enrolment["status"] == "enrolled" and self._local_now().date().isoformat() > deadline:
@@ -172,6 +174,42 @@ class EducationSandbox(Sandbox):
         else:
             course["waitlist"] -= 1
         return {"course_code": course["code"], "dropped": True, "was": enrolment["status"], "reason": reason, "total_credits": self._credits()}
+
+    def withdraw_from_course(self, course_code: str, reason: str = "other") -> dict[str, Any]:
+        course = self._course(course_code)
+        enrolment = self._enrolment(course["code"])
+        if enrolment is None or enrolment["status"] != "enrolled":
+            raise ApiError("not_enrolled", course_code=course_code)
+        term = self.data["term"]
+        today = self._local_now().date().isoformat()
+        if today <= term["drop_deadline"]:
+            raise ApiError("still_droppable", drop_deadline=term["drop_deadline"])
+        if today > term["withdraw_deadline"]:
+            raise ApiError("withdraw_deadline_passed", deadline=term["withdraw_deadline"])
+        enrolment["status"] = "withdrawn"
+        enrolment["withdrawn_on"] = today
+        enrolment["withdraw_reason"] = reason
+        course["enrolled"] -= 1
+        return {"course_code": course["code"], "status": "withdrawn", "transcript_mark": "W", "tuition_refund": 0,
+                "reason": reason, "total_credits": self._credits()}
+
+    def change_grading_option(self, course_code: str, grading_option: str) -> dict[str, Any]:
+        course = self._course(course_code)
+        enrolment = self._enrolment(course["code"])
+        if enrolment is None or enrolment["status"] not in ("enrolled", "waitlisted"):
+            raise ApiError("not_enrolled", course_code=course_code)
+        deadline = self.data["term"]["grading_change_deadline"]
+        if self._local_now().date().isoformat() > deadline:
+            raise ApiError("grading_deadline_passed", deadline=deadline)
+        if enrolment["grading_option"] == grading_option:
+            raise ApiError("already_this_option", grading_option=grading_option)
+        if grading_option != "letter" and course["subject"] == self.data["student"]["major_subject"]:
+            raise ApiError("major_course_letter_only", course_code=course["code"], subject=course["subject"])
+        if enrolment["status"] == "enrolled" and enrolment["grading_option"] == "audit" and self._credits() + course["credits"] > self.data["student"]["max_credits"]:
+            raise ApiError("credit_limit_exceeded", current=self._credits(), adding=course["credits"], limit=self.data["student"]["max_credits"])
+        previous = enrolment["grading_option"]
+        enrolment["grading_option"] = grading_option
+        return {"course_code": course["code"], "previous": previous, "grading_option": grading_option, "total_credits": self._credits()}
 
     # ------------------------------------------------------------------ education.assignments
 
@@ -313,6 +351,41 @@ class EducationSandbox(Sandbox):
             "weight_total": total,
             "ungraded_left": sorted(a_id for a_id in items if a_id not in scores),
         }
+
+    def book_office_hours(self, course_code: str, date: str, time: str, topic: str, online: bool = False) -> dict[str, Any]:
+        course = self._enrolled(course_code)
+        hours = self.data["office_hours"].get(course["code"])
+        if hours is None:
+            raise ApiError("no_office_hours", course_code=course["code"])
+        day = self._date(date, "date")
+        try:
+            start = datetime.strptime(f"{day.isoformat()}T{time}", _MINUTE_FORMAT)
+        except ValueError:
+            raise ApiError("invalid_date", field="time", value=time) from None
+        if start <= self._local_now():
+            raise ApiError("time_in_past", time=start.strftime(_MINUTE_FORMAT))
+        window = hours["weekly"].get(_WEEKDAYS[day.weekday()])
+        length = timedelta(minutes=hours["slot_minutes"])
+        if window is None or not (window[0] <= time and (start + length).strftime("%H:%M") <= window[1]) or (start.minute % hours["slot_minutes"]):
+            raise ApiError("outside_office_hours", instructor=course["instructor"], weekly=copy.deepcopy(hours["weekly"]), slot_minutes=hours["slot_minutes"])
+        if online and not hours["online"]:
+            raise ApiError("online_not_offered", instructor=course["instructor"])
+        text = start.strftime(_MINUTE_FORMAT)
+        if any(b["start"] == text for b in hours["booked"]):
+            raise ApiError("slot_taken", start=text)
+        if any(b["start"][:10] == text[:10] and b["student"] == self.data["student"]["student_id"] for b in hours["booked"]):
+            raise ApiError("one_slot_per_day", date=text[:10])
+        booking = {
+            "id": self.new_id("office_hour", "OH-"),
+            "student": self.data["student"]["student_id"],
+            "start": text,
+            "end": (start + length).strftime(_MINUTE_FORMAT),
+            "topic": topic,
+            "online": online,
+        }
+        hours["booked"].append(booking)
+        return {**{k: v for k, v in booking.items() if k != "student"}, "course_code": course["code"], "instructor": course["instructor"],
+                "location": hours["online_link"] if online else hours["room"]}
 
     # ------------------------------------------------------------------ education.study
 

@@ -6,13 +6,16 @@ seats left, and concert orders. Every public method implements ``specs/entertain
 
 Names (cities, cinemas, movies, tracks, artists, playlists) are matched case-insensitively on the
 English name, the Chinese name or a listed alias, never by guessing between several candidates.
-Moments are local ``YYYY-MM-DDTHH:MM`` in the zone of the sandbox clock, which never moves here.
+Moments are local ``YYYY-MM-DDTHH:MM`` wall-clock times of the venue's city; a city abroad has its
+own ``utc_offset`` and ``currency`` (results then carry ``currency``; CNY is never written). The
+clock never moves here. Seats can be held without paying (``seat_holds``), sold-out concert zones
+keep a waitlist (``concert_waitlists``) and songs can be queued to play next (``queue``).
 """
 
 from __future__ import annotations
 
 import copy
-from datetime import date, datetime, timedelta
+from datetime import date, datetime, timedelta, timezone
 from typing import Any, ClassVar
 
 from validator.sandbox.base import ApiError, Sandbox
@@ -22,6 +25,14 @@ _ROWS = "ABCDEFGH"
 _SEATS_PER_ROW = 12
 _TICKET_SHARE = {"adult": 1.0, "student": 0.8, "child": 0.5, "senior": 0.5}
 _CANCEL_CUTOFF = timedelta(minutes=60)
+_HOLD_MINUTES = 15
+_MAX_QUEUE = 50
+
+
+def _zone(offset: str) -> timezone:
+    sign = -1 if offset.startswith("-") else 1
+    hours, minutes = offset.lstrip("+-").split(":")
+    return timezone(sign * timedelta(hours=int(hours), minutes=int(minutes)))
 
 
 def _fold(text: str) -> str:
@@ -37,6 +48,31 @@ class EntertainmentSandbox(Sandbox):
 
     def _local_now(self) -> datetime:
         return self.now().replace(tzinfo=None, second=0, microsecond=0)
+
+    def _city_now(self, city_key: str) -> datetime:
+        """The clock in the city's local time; cities without a utc_offset read the clock as it is."""
+        offset = self.data["cities"][city_key].get("utc_offset")
+        if offset is None:
+            return self._local_now()
+        return self.now().astimezone(_zone(offset)).replace(tzinfo=None, second=0, microsecond=0)
+
+    def _currency(self, city_key: str) -> str:
+        return self.data["cities"][city_key].get("currency", "CNY")
+
+    def _currency_field(self, city_key: str) -> dict[str, str]:
+        currency = self._currency(city_key)
+        return {} if currency == "CNY" else {"currency": currency}
+
+    def _show_city(self, show: dict[str, Any]) -> str:
+        return self.data["cinemas"][show["cinema"]]["city"]
+
+    def _active_hold(self, show_id: str, seat: str) -> dict[str, Any] | None:
+        now = self._city_now(self._show_city(self.data["showtimes"][show_id]))
+        for hold in self.data["seat_holds"]:
+            if hold["showtime"] == show_id and hold["status"] == "held" and seat in hold["seats"]:
+                if datetime.strptime(hold["expires_at"], _MINUTE_FORMAT) > now:
+                    return hold
+        return None
 
     def _city(self, name: str) -> str:
         wanted = _fold(name)
@@ -80,6 +116,7 @@ class EntertainmentSandbox(Sandbox):
         cinema = self.data["cinemas"][show["cinema"]]
         movie = self.data["movies"][show["movie"]]
         return {
+            **self._currency_field(cinema["city"]),
             "showtime_id": show["id"],
             "cinema": cinema["name"],
             "movie": movie["title"],
@@ -122,7 +159,7 @@ class EntertainmentSandbox(Sandbox):
                 continue
             if show["start"][11:] < start_after or (max_price is not None and show["price"] > max_price):
                 continue
-            if datetime.strptime(show["start"], _MINUTE_FORMAT) <= self._local_now():
+            if datetime.strptime(show["start"], _MINUTE_FORMAT) <= self._city_now(city_key):
                 continue
             rows.append(self._showtime_row(show))
         return {"showtimes": rows, "count": len(rows)}
@@ -152,24 +189,39 @@ class EntertainmentSandbox(Sandbox):
         )
         if show is None:
             raise ApiError("showtime_not_found", cinema=cinema_row["name"], movie=movie_row["title"], start_time=start_time)
-        if datetime.strptime(show["start"], _MINUTE_FORMAT) <= self._local_now():
+        city = cinema_row["city"]
+        if datetime.strptime(show["start"], _MINUTE_FORMAT) <= self._city_now(city):
             raise ApiError("showtime_started", start=show["start"])
         seats = [t["seat"] for t in tickets]
         if len(set(seats)) != len(seats):
             raise ApiError("duplicate_seat")
-        taken = sorted(set(seats) & set(show["taken"]))
+        holds = {seat: self._active_hold(show["id"], seat) for seat in seats}
+        taken = sorted(seat for seat in set(seats) & set(show["taken"]) if holds[seat] is None)
         if taken:
             raise ApiError("seat_taken", seats=taken)
-        items = [{"seat": t["seat"], "ticket_type": t["ticket_type"], "price": round(show["price"] * _TICKET_SHARE[t["ticket_type"]])} for t in tickets]
-        snack_rows = [{"item": s["item"], "quantity": s["quantity"], "price": self.data["snack_prices"][s["item"]] * s["quantity"]} for s in snacks or []]
+        currency = self._currency(city)
+        if use_points and currency != "CNY":
+            raise ApiError("points_not_accepted", currency=currency)
+        prices = self.data["snack_prices"] if currency == "CNY" else self.data["local_snack_prices"][currency]
+
+        def ticket_price(share: float) -> float:
+            # yuan prices are whole yuan; other currencies keep their pence / cents
+            return round(show["price"] * share) if currency == "CNY" else round(show["price"] * share, 2)
+
+        items = [{"seat": t["seat"], "ticket_type": t["ticket_type"], "price": ticket_price(_TICKET_SHARE[t["ticket_type"]])} for t in tickets]
+        snack_rows = [{"item": s["item"], "quantity": s["quantity"], "price": round(prices[s["item"]] * s["quantity"], 2)} for s in snacks or []]
         total = sum(i["price"] for i in items) + sum(s["price"] for s in snack_rows)
+        if currency != "CNY":
+            total = round(total, 2)
         points_used = 0
         if use_points:
             member = self.data["member"]
             discount = min(member["points"] // 100, total // 2)
             points_used = discount * 100
             member["points"] -= points_used
-        show["taken"] = sorted([*show["taken"], *seats])
+        for hold in {h["id"]: h for h in holds.values() if h is not None}.values():
+            hold["status"] = "converted"
+        show["taken"] = sorted({*show["taken"], *seats})
         booking = {
             "id": self.new_id("movie_booking", "MB-"),
             "showtime": show["id"],
@@ -182,6 +234,7 @@ class EntertainmentSandbox(Sandbox):
             "points_used": points_used,
             "paid": total - points_used // 100,
             "status": "confirmed",
+            **self._currency_field(city),
         }
         self.data["movie_bookings"].append(booking)
         return copy.deepcopy(booking)
@@ -192,7 +245,9 @@ class EntertainmentSandbox(Sandbox):
             raise ApiError("booking_not_found", booking_id=booking_id)
         if booking["status"] != "confirmed":
             raise ApiError("not_cancellable", status=booking["status"])
-        if datetime.strptime(booking["start"], _MINUTE_FORMAT) - self._local_now() < _CANCEL_CUTOFF:
+        show = self.data["showtimes"].get(booking["showtime"])
+        now = self._city_now(self._show_city(show)) if show is not None else self._local_now()
+        if datetime.strptime(booking["start"], _MINUTE_FORMAT) - now < _CANCEL_CUTOFF:
             raise ApiError("too_late_to_cancel", start=booking["start"])
         booking["status"] = "cancelled"
         show = self.data["showtimes"].get(booking["showtime"])
@@ -200,7 +255,8 @@ class EntertainmentSandbox(Sandbox):
             freed = {t["seat"] for t in booking["tickets"]}
             show["taken"] = [seat for seat in show["taken"] if seat not in freed]
         self.data["member"]["points"] += booking["points_used"]
-        return {"booking_id": booking_id, "status": "cancelled", "refund": booking["paid"], "points_returned": booking["points_used"]}
+        return {"booking_id": booking_id, "status": "cancelled", "refund": booking["paid"], "points_returned": booking["points_used"],
+                **({"currency": booking["currency"]} if "currency" in booking else {})}
 
     def list_movie_bookings(self, include_past: bool = False) -> dict[str, Any]:
         rows = [b for b in self.data["movie_bookings"] if include_past or b["status"] == "confirmed"]
@@ -353,7 +409,7 @@ class EntertainmentSandbox(Sandbox):
             }
             if not zones:
                 continue
-            rows.append({key: copy.deepcopy(concert[key]) for key in ("id", "artist", "title", "venue", "start", "genre")} | {"zones": zones})
+            rows.append({key: copy.deepcopy(concert[key]) for key in ("id", "artist", "title", "venue", "start", "genre")} | {"zones": zones} | self._currency_field(city_key))
         return {"concerts": rows, "count": len(rows)}
 
     def buy_concert_tickets(
@@ -383,6 +439,11 @@ class EntertainmentSandbox(Sandbox):
             raise ApiError("sold_out", zone=zone, left=info["left"])
         method = (delivery or {}).get("method", "e_ticket")
         address = (delivery or {}).get("address")
+        currency = self._currency(concert["city"])
+        if currency != "CNY" and method == "courier":
+            raise ApiError("delivery_not_offered", method=method, city=concert["city"])
+        if currency != "CNY" and insurance:
+            raise ApiError("insurance_not_offered", city=concert["city"])
         if method == "courier" and address is None:
             raise ApiError("address_required")
         if method != "courier" and address is not None:
@@ -403,6 +464,93 @@ class EntertainmentSandbox(Sandbox):
             "tickets_total": tickets,
             "fees": fees,
             "total": tickets + fees,
+            **self._currency_field(concert["city"]),
         }
         self.data["concert_orders"].append(order)
         return copy.deepcopy(order)
+
+    # ------------------------------------------------------------------ entertainment.movies (holds)
+
+    def reserve_movie_seats(self, cinema: str, movie: str, start_time: str, seats: list[str]) -> dict[str, Any]:
+        cinema_row = self._named("cinemas", cinema, "cinema_not_found")
+        movie_row = self._named("movies", movie, "movie_not_found")
+        show = next(
+            (s for s in self.data["showtimes"].values() if s["cinema"] == cinema_row["id"] and s["movie"] == movie_row["id"] and s["start"] == start_time),
+            None,
+        )
+        if show is None:
+            raise ApiError("showtime_not_found", cinema=cinema_row["name"], movie=movie_row["title"], start_time=start_time)
+        now = self._city_now(cinema_row["city"])
+        start = datetime.strptime(show["start"], _MINUTE_FORMAT)
+        if start <= now:
+            raise ApiError("showtime_started", start=show["start"])
+        if len(set(seats)) != len(seats):
+            raise ApiError("duplicate_seat")
+        taken = sorted(set(seats) & set(show["taken"]))
+        if taken:
+            raise ApiError("seat_taken", seats=taken)
+        active = [h for h in self.data["seat_holds"] if h["status"] == "held" and datetime.strptime(h["expires_at"], _MINUTE_FORMAT) > now]
+        if len(active) >= 2:
+            raise ApiError("too_many_holds", holds=[h["id"] for h in active])
+        expires = min(now + timedelta(minutes=_HOLD_MINUTES), start)
+        hold = {
+            "id": self.new_id("seat_hold", "SH-"),
+            "showtime": show["id"],
+            "cinema": cinema_row["name"],
+            "movie": movie_row["title"],
+            "start": show["start"],
+            "seats": sorted(seats),
+            "expires_at": expires.strftime(_MINUTE_FORMAT),
+            "status": "held",
+        }
+        self.data["seat_holds"].append(hold)
+        show["taken"] = sorted({*show["taken"], *seats})
+        price = show["price"] * len(seats)
+        return {**copy.deepcopy(hold), "price_per_adult": show["price"], "adult_total": price, **self._currency_field(cinema_row["city"])}
+
+    # ------------------------------------------------------------------ entertainment.concerts (waitlist)
+
+    def join_concert_waitlist(self, artist: str, date: str, zone: str, tickets: int = 1, notify: str = "app") -> dict[str, Any]:
+        day = self._day(date, "date").isoformat()
+        wanted = _fold(artist)
+        concert = next(
+            (c for c in self.data["concerts"].values() if c["start"][:10] == day and wanted in (_fold(c["artist"]["en"]), _fold(c["artist"]["zh"]))),
+            None,
+        )
+        if concert is None:
+            raise ApiError("concert_not_found", artist=artist, date=date)
+        info = concert["zones"].get(zone)
+        if info is None:
+            raise ApiError("zone_not_offered", zone=zone, zones=sorted(concert["zones"]))
+        if info["left"] >= tickets:
+            raise ApiError("tickets_available", zone=zone, left=info["left"])
+        waitlist = self.data["concert_waitlists"].setdefault(concert["id"], {}).setdefault(zone, [])
+        if any(entry["member"] == self.data["member"]["name"] for entry in waitlist):
+            raise ApiError("already_on_waitlist", concert=concert["id"], zone=zone)
+        entry = {"id": self.new_id("waitlist", "WL-"), "member": self.data["member"]["name"], "tickets": tickets, "notify": notify}
+        waitlist.append(entry)
+        return {
+            "waitlist_id": entry["id"],
+            "concert": concert["id"],
+            "artist": concert["artist"]["en"],
+            "start": concert["start"],
+            "zone": zone,
+            "tickets": tickets,
+            "position": len(waitlist),
+            "notify": notify,
+            "price_per_ticket": info["price"],
+            **self._currency_field(concert["city"]),
+        }
+
+    # ------------------------------------------------------------------ entertainment.music (queue)
+
+    def add_to_queue(self, tracks: list[dict[str, Any]], play_next: bool = False) -> dict[str, Any]:
+        playback = self.data["playback"]
+        if not playback["playing"]:
+            raise ApiError("nothing_playing")
+        found = [self._track(t["title"], t["artist"])["id"] for t in tracks]
+        queue = self.data["queue"]
+        if len(queue) + len(found) > _MAX_QUEUE:
+            raise ApiError("queue_full", maximum=_MAX_QUEUE, queued=len(queue))
+        self.data["queue"] = [*found, *queue] if play_next else [*queue, *found]
+        return {"added": found, "queue": list(self.data["queue"]), "device": playback["device"], "playlist_unchanged": playback["playlist"]}

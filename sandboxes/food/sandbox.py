@@ -7,9 +7,15 @@ Data layout (``state.yaml`` → ``data``), every table keyed by its id so a scen
 - ``users``: ``{user_id: {username, name, name_zh, phone, password, login_code, balance,
   payment_methods, addresses: {address_id: {...}}, last_login_at}}``.
 - ``merchants``: ``{merchant_id: {name, name_zh, cuisine, rating, opens_at, closes_at, paused,
-  delivery_fee, min_order, delivery_minutes, menu: {item_id: {...}}}}``.
+  delivery_fee, min_order, delivery_minutes, menu: {item_id: {...}}}}``; a merchant outside
+  Hangzhou also has ``city`` (a key of ``cities``), and so may a user.
+- ``cities``: ``{name: {name_zh, utc_offset, currency}}``. Opening hours are the merchant's local
+  time; prices and a user's wallet are in the city's currency. Rows without ``city`` are in
+  Hangzhou (CNY, UTC+8), and results show a ``currency`` only when it is not CNY.
 - ``orders``: ``{order_id: {...}}`` with status ``pending → accepted → dispatched → delivered``
-  or ``cancelled``; only orders not yet dispatched can be cancelled.
+  or ``cancelled``; only orders not yet dispatched can be cancelled. A pickup order
+  (``fulfilment: pickup``) has no address and no delivery fee; a pre-order for a later time
+  (``fulfilment: scheduled``) waits in status ``scheduled``.
 - ``coupons``: ``{code: {user_id, discount, min_spend, merchant_id, expires_at, used_order_id}}``.
 - ``transactions``: the wallet ledger, a list in the order the entries were made.
 
@@ -20,16 +26,20 @@ Time comes only from the sandbox clock, which no API moves: new orders stay ``pe
 from __future__ import annotations
 
 import copy
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from validator.sandbox.base import ApiError, Sandbox
 
 LOGIN_CODE_MINUTES = 5
 MAX_ADDRESSES = 5
-MAX_TOP_UP = 2000
-ORDER_STATUSES = ("pending", "accepted", "dispatched", "delivered", "cancelled")
-CANCELLABLE = ("pending", "accepted")
+MAX_TOP_UP = {"CNY": 2000, "GBP": 250, "CAD": 400}  # per top-up, in the wallet's currency
+ORDER_STATUSES = ("scheduled", "pending", "accepted", "dispatched", "delivered", "cancelled")
+CANCELLABLE = ("scheduled", "pending", "accepted")
+HOME_CITY = "Hangzhou"
+SCHEDULE_MIN_MINUTES = 60  # a pre-order is for at least an hour from now …
+SCHEDULE_MAX_DAYS = 2  # … and at most two days ahead
+_MINUTE_FORMAT = "%Y-%m-%dT%H:%M"
 
 
 def _cents(amount: float | int) -> int:
@@ -43,6 +53,12 @@ def _money(cents: int) -> float:
 def _minutes(hhmm: str) -> int:
     hours, minutes = hhmm.split(":")
     return int(hours) * 60 + int(minutes)
+
+
+def _zone(offset: str) -> timezone:
+    sign = -1 if offset.startswith("-") else 1
+    hours, minutes = offset.lstrip("+-").split(":")
+    return timezone(sign * timedelta(hours=int(hours), minutes=int(minutes)))
 
 
 class FoodSandbox(Sandbox):
@@ -75,10 +91,26 @@ class FoodSandbox(Sandbox):
             raise ApiError("merchant_not_found", merchant_id=merchant_id)
         return merchant
 
-    def _is_open(self, merchant: dict[str, Any]) -> bool:
+    def _city(self, row: dict[str, Any]) -> str:
+        return row.get("city", HOME_CITY)
+
+    def _currency(self, row: dict[str, Any]) -> str:
+        return self.data["cities"][self._city(row)]["currency"]
+
+    def _currency_field(self, row: dict[str, Any]) -> dict[str, str]:
+        """{"currency": …} for a merchant or user outside the CNY area, else nothing (results stay as they were)."""
+        currency = self._currency(row)
+        return {} if currency == "CNY" else {"currency": currency}
+
+    def _local_now(self, row: dict[str, Any]) -> datetime:
+        """The clock in the local time of a merchant's (or user's) city, without its offset."""
+        offset = self.data["cities"][self._city(row)]["utc_offset"]
+        return self.now().astimezone(_zone(offset)).replace(tzinfo=None, second=0, microsecond=0)
+
+    def _is_open(self, merchant: dict[str, Any], at: datetime | None = None) -> bool:
         if merchant.get("paused"):
             return False
-        now = self.now()
+        now = at if at is not None else self._local_now(merchant)
         current = now.hour * 60 + now.minute
         opens, closes = _minutes(merchant["opens_at"]), _minutes(merchant["closes_at"])
         if opens < closes:
@@ -92,8 +124,32 @@ class FoodSandbox(Sandbox):
                 merchant_id=merchant_id,
                 opens_at=merchant["opens_at"],
                 closes_at=merchant["closes_at"],
-                now=self.now().strftime("%H:%M"),
+                now=self._local_now(merchant).strftime("%H:%M"),
             )
+
+    def _delivery_time(self, merchant_id: str, merchant: dict[str, Any], deliver_at: str) -> datetime:
+        """A pre-order's delivery time (merchant's local time): an hour to two days ahead, the kitchen open when it cooks."""
+        try:
+            moment = datetime.strptime(deliver_at, _MINUTE_FORMAT)
+        except (TypeError, ValueError):
+            raise ApiError("invalid_delivery_time", deliver_at=deliver_at) from None
+        now = self._local_now(merchant)
+        if not now + timedelta(minutes=SCHEDULE_MIN_MINUTES) <= moment <= now + timedelta(days=SCHEDULE_MAX_DAYS):
+            raise ApiError(
+                "invalid_delivery_time",
+                deliver_at=deliver_at,
+                earliest=(now + timedelta(minutes=SCHEDULE_MIN_MINUTES)).strftime(_MINUTE_FORMAT),
+                latest=(now + timedelta(days=SCHEDULE_MAX_DAYS)).strftime(_MINUTE_FORMAT),
+            )
+        cooking = moment - timedelta(minutes=merchant["delivery_minutes"])
+        if not self._is_open(merchant, cooking) or not self._is_open(merchant, moment - timedelta(minutes=1)):
+            raise ApiError("merchant_closed_at_time", merchant_id=merchant_id, deliver_at=deliver_at,
+                           opens_at=merchant["opens_at"], closes_at=merchant["closes_at"])
+        return moment
+
+    @staticmethod
+    def _prep_minutes(merchant: dict[str, Any]) -> int:
+        return merchant.get("prep_minutes", merchant["delivery_minutes"] - 15)
 
     def _own_order(self, order_id: str) -> dict[str, Any]:
         user_id = self._current_user_id()
@@ -125,13 +181,30 @@ class FoodSandbox(Sandbox):
             )
         return wanted, coupon
 
-    def _price(
-        self, merchant_id: str, items: list[dict[str, Any]], coupon_code: str | None
-    ) -> dict[str, Any]:
-        """Validate a cart and price it; raises the first business error found. Changes nothing."""
+    def _ordering_merchant(self, merchant_id: str) -> dict[str, Any]:
+        """The merchant of a new order: someone is logged in, it exists and serves the account's city."""
         user_id = self._current_user_id()
         merchant = self._merchant(merchant_id)
-        self._require_open(merchant_id, merchant)
+        user = self.data["users"][user_id]
+        if self._city(merchant) != self._city(user):
+            raise ApiError("merchant_in_another_city", merchant_id=merchant_id, merchant_city=self._city(merchant), account_city=self._city(user))
+        return merchant
+
+    def _price(
+        self,
+        merchant_id: str,
+        items: list[dict[str, Any]],
+        coupon_code: str | None,
+        *,
+        pickup: bool = False,
+    ) -> dict[str, Any]:
+        """Validate a cart and price it; raises the first business error found. Changes nothing.
+
+        Callers check first that the merchant takes the order (now, or at a pre-order's time). A
+        pickup has no delivery fee and no minimum order.
+        """
+        user_id = self._current_user_id()
+        merchant = self._merchant(merchant_id)
         if not items:
             raise ApiError("invalid_quantity", item_id=None, quantity=0)
         quantities: dict[str, int] = {}
@@ -161,7 +234,7 @@ class FoodSandbox(Sandbox):
                     "line_total": _money(line),
                 }
             )
-        if subtotal < _cents(merchant["min_order"]):
+        if not pickup and subtotal < _cents(merchant["min_order"]):
             raise ApiError(
                 "below_minimum_order",
                 merchant_id=merchant_id,
@@ -173,8 +246,9 @@ class FoodSandbox(Sandbox):
         if coupon_code:
             code, coupon = self._coupon(coupon_code, user_id, merchant_id, subtotal)
             discount = min(_cents(coupon["discount"]), subtotal)
-        delivery_fee = _cents(merchant["delivery_fee"])
+        delivery_fee = 0 if pickup else _cents(merchant["delivery_fee"])
         return {
+            **self._currency_field(merchant),
             "merchant_id": merchant_id,
             "merchant_name": merchant["name"],
             "merchant_name_zh": merchant["name_zh"],
@@ -216,6 +290,7 @@ class FoodSandbox(Sandbox):
             ],
             "total": order["total"],
             "placed_at": order["placed_at"],
+            **{key: order[key] for key in ("fulfilment", "currency") if key in order},
         }
 
     # ------------------------------------------------------------------ account
@@ -276,21 +351,22 @@ class FoodSandbox(Sandbox):
         return {
             "username": user["username"],
             "balance": _money(_cents(user["balance"])),
-            "currency": "CNY",
+            "currency": self._currency(user),
             "payment_methods": list(user["payment_methods"]),
         }
 
     def food_top_up(self, *, amount: float, payment_method: str) -> dict[str, Any]:
         user_id = self._current_user_id()
         user = self.data["users"][user_id]
+        maximum = MAX_TOP_UP[self._currency(user)]
         if (
             isinstance(amount, bool)
             or not isinstance(amount, (int, float))
             or amount < 1
-            or amount > MAX_TOP_UP
+            or amount > maximum
             or abs(amount * 100 - round(amount * 100)) > 1e-6
         ):
-            raise ApiError("invalid_amount", amount=amount, minimum=1, maximum=MAX_TOP_UP)
+            raise ApiError("invalid_amount", amount=amount, minimum=1, maximum=maximum)
         if payment_method not in user["payment_methods"]:
             raise ApiError("payment_method_not_linked", payment_method=payment_method, linked=list(user["payment_methods"]))
         cents = _cents(amount)
@@ -331,10 +407,27 @@ class FoodSandbox(Sandbox):
 
     # ------------------------------------------------------------------ merchants
 
-    def search_merchants(self, *, keyword: str | None = None, cuisine: str | None = None, open_now: bool = False) -> dict[str, Any]:
+    def _served_city(self, city: str | None) -> str:
+        """A city named in English or Chinese; by default the logged-in account's city, else Hangzhou."""
+        if city is None:
+            user_id = (self.data.get("session") or {}).get("user_id")
+            user = self.data["users"].get(user_id) if user_id else None
+            return self._city(user) if user else HOME_CITY
+        wanted = city.strip().casefold()
+        for name, info in self.data["cities"].items():
+            if wanted in (name.casefold(), info["name_zh"]):
+                return name
+        raise ApiError("city_not_served", city=city, cities=sorted(self.data["cities"]))
+
+    def search_merchants(
+        self, *, keyword: str | None = None, cuisine: str | None = None, open_now: bool = False, city: str | None = None
+    ) -> dict[str, Any]:
         needle = keyword.strip().casefold() if keyword else ""
+        where = self._served_city(city)
         found = []
         for merchant_id, merchant in self.data["merchants"].items():
+            if self._city(merchant) != where:
+                continue
             if cuisine and merchant["cuisine"] != cuisine:
                 continue
             is_open = self._is_open(merchant)
@@ -353,6 +446,7 @@ class FoodSandbox(Sandbox):
                     continue
             found.append(
                 {
+                    **self._currency_field(merchant),
                     "merchant_id": merchant_id,
                     "name": merchant["name"],
                     "name_zh": merchant["name_zh"],
@@ -371,6 +465,7 @@ class FoodSandbox(Sandbox):
     def get_menu(self, *, merchant_id: str) -> dict[str, Any]:
         merchant = self._merchant(merchant_id)
         return {
+            **self._currency_field(merchant),
             "merchant_id": merchant_id,
             "name": merchant["name"],
             "name_zh": merchant["name_zh"],
@@ -396,8 +491,23 @@ class FoodSandbox(Sandbox):
 
     # ------------------------------------------------------------------ orders
 
-    def quote_food_order(self, *, merchant_id: str, items: list[dict[str, Any]], coupon_code: str | None = None) -> dict[str, Any]:
-        quote = self._price(merchant_id, items, coupon_code)
+    def quote_food_order(
+        self,
+        *,
+        merchant_id: str,
+        items: list[dict[str, Any]],
+        coupon_code: str | None = None,
+        fulfilment: str = "delivery",
+        deliver_at: str | None = None,
+    ) -> dict[str, Any]:
+        if fulfilment == "pickup" and deliver_at is not None:
+            raise ApiError("delivery_time_for_pickup")
+        merchant = self._ordering_merchant(merchant_id)
+        if deliver_at is None:
+            self._require_open(merchant_id, merchant)
+        else:
+            self._delivery_time(merchant_id, merchant, deliver_at)
+        quote = self._price(merchant_id, items, coupon_code, pickup=fulfilment == "pickup")
         balance = _cents(self._current_user()["balance"])
         return {
             **quote,
@@ -418,20 +528,14 @@ class FoodSandbox(Sandbox):
         note: str | None = None,
         coupon_code: str | None = None,
     ) -> dict[str, Any]:
+        self._require_open(merchant_id, self._ordering_merchant(merchant_id))
         quote = self._price(merchant_id, items, coupon_code)
         user_id = self._current_user_id()
         user = self.data["users"][user_id]
         address = user["addresses"].get(address_id)
         if address is None:
             raise ApiError("address_not_found", address_id=address_id)
-        balance = _cents(user["balance"])
-        if balance < quote["total"]:
-            raise ApiError(
-                "insufficient_balance",
-                total=_money(quote["total"]),
-                balance=_money(balance),
-                shortfall=_money(quote["total"] - balance),
-            )
+        self._require_balance(user, quote["total"])
         order_id = self.new_id("order", "FO")
         merchant = self.data["merchants"][merchant_id]
         now = self.now()
@@ -456,13 +560,11 @@ class FoodSandbox(Sandbox):
             "cancel_reason": None,
             "refund_amount": None,
             "rating": None,
+            **self._currency_field(merchant),
         }
-        self.data["orders"][order_id] = order
-        if quote["coupon_code"]:
-            self.data["coupons"][quote["coupon_code"]]["used_order_id"] = order_id
-        user["balance"] = _money(balance - quote["total"])
-        self._record(user, user_id, "payment", quote["total"], order_id=order_id)
+        self._charge(user_id, order_id, order, quote)
         return {
+            **self._currency_field(merchant),
             "order_id": order_id,
             "status": "pending",
             "subtotal": order["subtotal"],
@@ -471,6 +573,151 @@ class FoodSandbox(Sandbox):
             "total": order["total"],
             "balance": user["balance"],
             "estimated_delivery_at": order["estimated_delivery_at"],
+        }
+
+    def _charge(self, user_id: str, order_id: str, order: dict[str, Any], quote: dict[str, Any]) -> None:
+        """Store a new order, use its coupon and pay its total from the wallet (the balance was checked)."""
+        user = self.data["users"][user_id]
+        self.data["orders"][order_id] = order
+        if quote["coupon_code"]:
+            self.data["coupons"][quote["coupon_code"]]["used_order_id"] = order_id
+        user["balance"] = _money(_cents(user["balance"]) - quote["total"])
+        self._record(user, user_id, "payment", quote["total"], order_id=order_id)
+
+    def _require_balance(self, user: dict[str, Any], total: int) -> None:
+        balance = _cents(user["balance"])
+        if balance < total:
+            raise ApiError(
+                "insufficient_balance",
+                total=_money(total),
+                balance=_money(balance),
+                shortfall=_money(total - balance),
+            )
+
+    def place_pickup_order(
+        self,
+        *,
+        merchant_id: str,
+        items: list[dict[str, Any]],
+        pickup_time: str | None = None,
+        note: str | None = None,
+        coupon_code: str | None = None,
+    ) -> dict[str, Any]:
+        self._require_open(merchant_id, self._ordering_merchant(merchant_id))
+        quote = self._price(merchant_id, items, coupon_code, pickup=True)
+        user_id = self._current_user_id()
+        user = self.data["users"][user_id]
+        merchant = self.data["merchants"][merchant_id]
+        now = self._local_now(merchant)
+        ready = now + timedelta(minutes=self._prep_minutes(merchant))
+        if pickup_time is not None:
+            try:
+                wanted = datetime.strptime(f"{now.date().isoformat()}T{pickup_time}", _MINUTE_FORMAT)
+            except ValueError:
+                raise ApiError("invalid_pickup_time", pickup_time=pickup_time) from None
+            if wanted < ready or not self._is_open(merchant, wanted):
+                raise ApiError("invalid_pickup_time", pickup_time=pickup_time, earliest=ready.strftime("%H:%M"), closes_at=merchant["closes_at"])
+            ready = wanted
+        self._require_balance(user, quote["total"])
+        order_id = self.new_id("order", "FO")
+        order = {
+            "user_id": user_id,
+            "merchant_id": merchant_id,
+            "merchant_name": quote["merchant_name"],
+            "merchant_name_zh": quote["merchant_name_zh"],
+            "items": quote["items"],
+            "subtotal": _money(quote["subtotal"]),
+            "delivery_fee": 0.0,
+            "discount": _money(quote["discount"]),
+            "total": _money(quote["total"]),
+            "coupon_code": quote["coupon_code"],
+            "address_id": None,
+            "delivery_address": None,
+            "note": note or None,
+            "status": "pending",
+            "placed_at": self.now().isoformat(),
+            "estimated_delivery_at": None,
+            "cancelled_at": None,
+            "cancel_reason": None,
+            "refund_amount": None,
+            "rating": None,
+            "fulfilment": "pickup",
+            "ready_at": ready.strftime(_MINUTE_FORMAT),
+            "pickup_code": self.new_id("pickup_code"),
+            **self._currency_field(merchant),
+        }
+        self._charge(user_id, order_id, order, quote)
+        return {
+            **self._currency_field(merchant),
+            "order_id": order_id,
+            "status": "pending",
+            "fulfilment": "pickup",
+            "subtotal": order["subtotal"],
+            "discount": order["discount"],
+            "total": order["total"],
+            "balance": user["balance"],
+            "ready_at": order["ready_at"],
+            "pickup_code": order["pickup_code"],
+            "pickup_address": merchant["address"],
+        }
+
+    def schedule_food_order(
+        self,
+        *,
+        merchant_id: str,
+        items: list[dict[str, Any]],
+        address_id: str,
+        deliver_at: str,
+        note: str | None = None,
+        coupon_code: str | None = None,
+    ) -> dict[str, Any]:
+        self._delivery_time(merchant_id, self._ordering_merchant(merchant_id), deliver_at)
+        quote = self._price(merchant_id, items, coupon_code)
+        user_id = self._current_user_id()
+        user = self.data["users"][user_id]
+        address = user["addresses"].get(address_id)
+        if address is None:
+            raise ApiError("address_not_found", address_id=address_id)
+        self._require_balance(user, quote["total"])
+        merchant = self.data["merchants"][merchant_id]
+        order_id = self.new_id("order", "FO")
+        order = {
+            "user_id": user_id,
+            "merchant_id": merchant_id,
+            "merchant_name": quote["merchant_name"],
+            "merchant_name_zh": quote["merchant_name_zh"],
+            "items": quote["items"],
+            "subtotal": _money(quote["subtotal"]),
+            "delivery_fee": _money(quote["delivery_fee"]),
+            "discount": _money(quote["discount"]),
+            "total": _money(quote["total"]),
+            "coupon_code": quote["coupon_code"],
+            "address_id": address_id,
+            "delivery_address": address["address"],
+            "note": note or None,
+            "status": "scheduled",
+            "placed_at": self.now().isoformat(),
+            "estimated_delivery_at": None,
+            "cancelled_at": None,
+            "cancel_reason": None,
+            "refund_amount": None,
+            "rating": None,
+            "fulfilment": "scheduled",
+            "deliver_at": deliver_at,
+            **self._currency_field(merchant),
+        }
+        self._charge(user_id, order_id, order, quote)
+        return {
+            **self._currency_field(merchant),
+            "order_id": order_id,
+            "status": "scheduled",
+            "fulfilment": "scheduled",
+            "deliver_at": deliver_at,
+            "subtotal": order["subtotal"],
+            "delivery_fee": order["delivery_fee"],
+            "discount": order["discount"],
+            "total": order["total"],
+            "balance": user["balance"],
         }
 
     def cancel_food_order(self, *, order_id: str, reason: str = "other") -> dict[str, Any]:
@@ -547,6 +794,7 @@ class FoodSandbox(Sandbox):
             coupons.append(
                 {
                     "code": code,
+                    **self._currency_field(self.data["users"][user_id]),
                     "title": coupon["title"],
                     "title_zh": coupon["title_zh"],
                     "discount": _money(_cents(coupon["discount"])),

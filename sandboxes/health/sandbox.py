@@ -1,9 +1,10 @@
 """The health sandbox: Su Qing's personal health app.
 
 The app books doctor appointments (``data.doctors`` with weekly consulting hours, half-hour slots,
-``data.appointments``), keeps medication reminders with dosage schedules
-(``data.medication_reminders``), daily logs of activity, sleep, heart rate and blood pressure
-(``data.logs``), symptom notes, and shares reports with doctors or family. Every public method
+``data.appointments``), starts online consultations now with a doctor on call
+(``data.on_call``, ``data.consultations``), keeps medication reminders with dosage schedules
+(``data.medication_reminders``), daily logs of activity, sleep, heart rate, blood pressure and
+body weight (``data.logs``), symptom notes, and shares reports with doctors or family. Every public method
 implements the spec ``specs/health/<method>.yaml``.
 
 Dates are ``YYYY-MM-DD``, times of day ``HH:MM`` and moments ``YYYY-MM-DDTHH:MM``, all in the local
@@ -217,6 +218,66 @@ class HealthSandbox(Sandbox):
         rows = sorted(rows, key=lambda a: (a["time"], a["id"]))
         return {"appointments": copy.deepcopy(rows), "count": len(rows)}
 
+    def reschedule_doctor_appointment(self, appointment_id: str, new_date: str, new_time: str) -> dict[str, Any]:
+        appointment = next((a for a in self.data["appointments"] if a["id"] == appointment_id), None)
+        if appointment is None:
+            raise ApiError("appointment_not_found", appointment_id=appointment_id)
+        if appointment["status"] != "upcoming":
+            raise ApiError("not_changeable", status=appointment["status"])
+        if self._minute(appointment["time"], "time") - self._local_now() < timedelta(hours=2):
+            raise ApiError("too_late_to_change", time=appointment["time"])
+        doctor = self.data["doctors"][appointment["doctor_id"]]
+        moment = self._minute(f"{new_date}T{new_time}", "time")
+        text = moment.strftime(_MINUTE_FORMAT)
+        if text == appointment["time"]:
+            raise ApiError("same_time", time=text)
+        if moment <= self._local_now():
+            raise ApiError("time_in_past", time=text)
+        if moment.strftime("%H:%M") not in self._slots(doctor, moment.date()):
+            taken = any(a["time"] == text and a["doctor_id"] == doctor["id"] and a["status"] == "upcoming" for a in self.data["appointments"])
+            if taken:
+                raise ApiError("slot_taken", doctor=doctor["name"], time=text)
+            raise ApiError("outside_hours", doctor=doctor["name"], hours=doctor["hours"].get(_WEEKDAYS[moment.weekday()]), weekday=_WEEKDAYS[moment.weekday()])
+        if any(a["time"] == text and a["status"] == "upcoming" and a is not appointment for a in self.data["appointments"]):
+            raise ApiError("double_booked", time=text)
+        old = appointment["time"]
+        appointment["time"] = text
+        return {**copy.deepcopy(appointment), "previous_time": old}
+
+    def start_online_consultation(
+        self, department: str, symptoms: list[str], mode: str = "video", language: str | None = None
+    ) -> dict[str, Any]:
+        now = self._local_now()
+        minute = now.strftime("%H:%M")
+        on_duty = [
+            d
+            for d in self.data["on_call"]
+            if d["department"] == department
+            and mode in d["modes"]
+            and (language is None or language in d["languages"])
+            and d["hours"][0] <= minute < d["hours"][1]
+        ]
+        if not on_duty:
+            raise ApiError("no_doctor_available", department=department, mode=mode, language=language)
+        for consultation in self.data["consultations"]:
+            if consultation["status"] == "waiting":
+                raise ApiError("consultation_in_progress", consultation_id=consultation["id"])
+        doctor = min(on_duty, key=lambda d: (d["wait_minutes"], d["name"]))
+        consultation = {
+            "id": self.new_id("consultation", "CO-"),
+            "doctor": doctor["name"],
+            "department": department,
+            "mode": mode,
+            "language": language or doctor["languages"][0],
+            "symptoms": list(symptoms),
+            "requested_at": now.strftime(_MINUTE_FORMAT),
+            "expected_start": (now + timedelta(minutes=doctor["wait_minutes"])).strftime(_MINUTE_FORMAT),
+            "fee": doctor["fee"],
+            "status": "waiting",
+        }
+        self.data["consultations"].append(consultation)
+        return copy.deepcopy(consultation)
+
     # ------------------------------------------------------------------ health.medication
 
     def add_medication_reminder(
@@ -370,6 +431,18 @@ class HealthSandbox(Sandbox):
         self.data["logs"]["blood_pressure"].append(entry)
         return copy.deepcopy(entry)
 
+    def log_body_weight(self, weight_kg: float, measured_at: str, body_fat_percent: float | None = None) -> dict[str, Any]:
+        moment = self._past_moment(measured_at, "measured_at")
+        entry = {
+            "id": self.new_id("reading", "WT-"),
+            "weight_kg": round(weight_kg, 1),
+            "measured_at": moment.strftime(_MINUTE_FORMAT),
+            "body_fat_percent": body_fat_percent,
+        }
+        self.data["logs"]["weight"].append(entry)
+        height = self.data["profile"]["height_cm"] / 100
+        return {**copy.deepcopy(entry), "bmi": round(entry["weight_kg"] / (height * height), 1)}
+
     def add_symptom_note(
         self,
         symptoms: list[dict[str, Any]],
@@ -441,6 +514,13 @@ class HealthSandbox(Sandbox):
                 )
                 if readings
                 else None,
+            }
+        if "weight" in metrics:
+            readings = sorted((e for e in logs["weight"] if within(e["measured_at"])), key=lambda e: e["measured_at"])
+            out["weight"] = {
+                "readings": len(readings),
+                "latest_kg": readings[-1]["weight_kg"] if readings else None,
+                "change_kg": round(readings[-1]["weight_kg"] - readings[0]["weight_kg"], 1) if readings else None,
             }
         if "symptoms" in metrics:
             notes = [e for e in logs["symptom_notes"] if within(e["written_at"])]

@@ -1,4 +1,4 @@
-"""The ``maps`` sandbox: a city map of Hangzhou with places, routes, traffic and saved places.
+"""The ``maps`` sandbox: a map of Hangzhou (and of central London) with places, routes, traffic and saved places.
 
 Data layout (``state.yaml`` → ``data``):
 
@@ -18,13 +18,18 @@ an exact (case-insensitive) name or alias in English or Chinese, and finally a u
 of a name, alias or address; several substring matches are an ``ambiguous_place`` error listing
 the candidates, never a guess. Distances are great-circle distances times the mode's detour
 factor; nothing here reads the wall clock, so the same calls always give the same numbers.
+
+A place with a ``city`` other than the home city (``settings.city``) belongs to that city of
+``cities``: its opening hours and a route's times are read in that city's local time, the city's
+``settings`` override the home ones (speeds, transit hours, tolls, fares), and routes never join
+two cities. Costs in another currency are reported as ``local_costs``.
 """
 
 from __future__ import annotations
 
 import copy
 import math
-from datetime import datetime, timedelta
+from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from validator.sandbox.base import ApiError, Sandbox
@@ -34,7 +39,6 @@ EARTH_RADIUS_KM = 6371.0
 MODES = ("driving", "walking", "cycling", "transit")
 LEVEL_ORDER = {"congested": 0, "slow": 1, "smooth": 2}
 MAX_SAVED_PLACES = 20
-RUSH_HOUR_KMH = 20  # a driving band slower than this is a rush hour
 
 
 def _half_up(value: float, digits: int = 0) -> float:
@@ -51,6 +55,12 @@ def _to_ten(value: float) -> int:
 def _minutes(hhmm: str) -> int:
     hours, minutes = hhmm.split(":")
     return int(hours) * 60 + int(minutes)
+
+
+def _zone(offset: str) -> timezone:
+    sign = -1 if offset.startswith("-") else 1
+    hours, minutes = offset.lstrip("+-").split(":")
+    return timezone(sign * timedelta(hours=int(hours), minutes=int(minutes)))
 
 
 def _haversine_km(a: dict[str, Any], b: dict[str, Any]) -> float:
@@ -72,6 +82,35 @@ class MapsSandbox(Sandbox):
 
     def _local_now(self) -> datetime:
         return self.now().replace(tzinfo=None, second=0, microsecond=0)
+
+    def _city_of(self, place_id: str) -> str:
+        return self.data["places"][place_id].get("city", self._settings["city"])
+
+    def _cfg(self, city: str) -> dict[str, Any]:
+        """The settings a route in this city runs on: the home settings, overridden by the city's own."""
+        if city == self._settings["city"]:
+            return self._settings
+        return {**self._settings, **self.data["cities"][city]["settings"]}
+
+    def _city_now(self, city: str) -> datetime:
+        """The clock in a city's local time, without offset (the home city reads the clock as it is)."""
+        if city == self._settings["city"]:
+            return self._local_now()
+        offset = self.data["cities"][city]["utc_offset"]
+        return self.now().astimezone(_zone(offset)).replace(tzinfo=None, second=0, microsecond=0)
+
+    def _route_city(self, stops: list[str]) -> str:
+        cities = sorted({self._city_of(pid) for pid in stops})
+        if len(cities) > 1:
+            raise ApiError("different_cities", cities=cities)
+        return cities[0]
+
+    def _costs(self, city: str, toll: float | None, fare: float | None) -> dict[str, Any]:
+        """toll_cny / fare_cny for the home city; elsewhere those are null and local_costs carries them."""
+        if city == self._settings["city"]:
+            return {"toll_cny": toll, "fare_cny": fare}
+        currency = self.data["cities"][city]["currency"]
+        return {"toll_cny": None, "fare_cny": None, "local_costs": {"currency": currency, "toll": toll, "fare": fare}}
 
     def _summary(self, place_id: str) -> dict[str, Any]:
         place = self.data["places"][place_id]
@@ -150,39 +189,39 @@ class MapsSandbox(Sandbox):
         candidates = [{"place_id": pid, "name": places[pid]["name"], "name_zh": places[pid]["name_zh"]} for pid in sorted(partial)]
         raise ApiError("ambiguous_place", query=text, candidates=candidates)
 
-    def _parse_time(self, value: str) -> datetime:
+    def _parse_time(self, value: str, now: datetime) -> datetime:
         try:
             when = datetime.strptime(value, MINUTE_FORMAT)
         except (TypeError, ValueError):
             raise ApiError("invalid_time", time=value) from None
-        if when < self._local_now():
-            raise ApiError("time_in_past", time=value, now=self._local_now().strftime(MINUTE_FORMAT))
+        if when < now:
+            raise ApiError("time_in_past", time=value, now=now.strftime(MINUTE_FORMAT))
         return when
 
-    def _bands(self, day: datetime) -> list[tuple[int, float]]:
+    def _bands(self, day: datetime, cfg: dict[str, Any]) -> list[tuple[int, float]]:
         """(start minute of the day, km/h) of the driving-speed bands of that day."""
-        profile = self._settings["driving_speed"]["weekend" if day.weekday() >= 5 else "weekday"]
+        profile = cfg["driving_speed"]["weekend" if day.weekday() >= 5 else "weekday"]
         return [(_minutes(band["from"]), float(band["kmh"])) for band in profile]
 
-    def _driving_kmh(self, at: datetime) -> float:
+    def _driving_kmh(self, at: datetime, cfg: dict[str, Any]) -> float:
         minute = at.hour * 60 + at.minute
         speed = 0.0
-        for start, kmh in self._bands(at):
+        for start, kmh in self._bands(at, cfg):
             if start <= minute:
                 speed = kmh
         return speed
 
-    def _drive_minutes(self, legs: list[tuple[float, bool]], start: datetime) -> float:
+    def _drive_minutes(self, legs: list[tuple[float, bool]], start: datetime, cfg: dict[str, Any]) -> float:
         """Minutes to drive the legs leaving at start, the speed changing as the clock crosses bands."""
-        speedup = self._settings["expressway_speedup"]
-        elapsed = float(self._settings["driving_start_min"])
+        speedup = cfg["expressway_speedup"]
+        elapsed = float(cfg["driving_start_min"])
         for km, fast in legs:
             left = km
             while left > 1e-9:
                 at = start + timedelta(minutes=elapsed)
                 minute = at.hour * 60 + at.minute + at.second / 60
-                bands = self._bands(at)
-                kmh = self._driving_kmh(at) * (speedup if fast else 1)
+                bands = self._bands(at, cfg)
+                kmh = self._driving_kmh(at, cfg) * (speedup if fast else 1)
                 later = [band_start for band_start, _ in bands if band_start > minute]
                 to_boundary = (later[0] if later else 24 * 60) - minute  # minutes until the speed changes
                 reach = kmh * to_boundary / 60
@@ -194,15 +233,15 @@ class MapsSandbox(Sandbox):
                     left -= reach
         return elapsed
 
-    def _check_transit(self, at: datetime) -> None:
-        hours = self._settings["transit_hours"]
+    def _check_transit(self, at: datetime, cfg: dict[str, Any]) -> None:
+        hours = cfg["transit_hours"]
         minute = at.hour * 60 + at.minute
         if not _minutes(hours["open"]) <= minute < _minutes(hours["close"]):
             raise ApiError("no_transit_service", time=at.strftime(MINUTE_FORMAT), service_hours=f"{hours['open']}-{hours['close']}")
 
-    def _legs(self, stops: list[str], mode: str, avoid_tolls: bool) -> tuple[list[tuple[float, bool]], float | None]:
+    def _legs(self, stops: list[str], mode: str, avoid_tolls: bool, cfg: dict[str, Any]) -> tuple[list[tuple[float, bool]], float | None]:
         """Each leg's road distance in km and whether it runs on a tolled expressway; the toll."""
-        settings = self._settings
+        settings = cfg
         places = self.data["places"]
         legs: list[tuple[float, bool]] = []
         toll = 0.0 if mode == "driving" else None
@@ -222,11 +261,11 @@ class MapsSandbox(Sandbox):
             raise ApiError("route_too_long", mode=mode, distance_km=_half_up(total, 1), limit_km=limit)
         return legs, toll
 
-    def _duration_min(self, legs: list[tuple[float, bool]], mode: str, at: datetime) -> int:
-        settings = self._settings
+    def _duration_min(self, legs: list[tuple[float, bool]], mode: str, at: datetime, cfg: dict[str, Any]) -> int:
+        settings = cfg
         km = sum(length for length, _ in legs)
         if mode == "driving":
-            minutes = self._drive_minutes(legs, at)
+            minutes = self._drive_minutes(legs, at, cfg)
         elif mode == "transit":
             minutes = km / settings["speed_kmh"]["transit"] * 60 + settings["transit_overhead_min"] * len(legs)
         else:
@@ -234,10 +273,11 @@ class MapsSandbox(Sandbox):
         return max(1, int(_half_up(minutes)))
 
     @staticmethod
-    def _transit_fare(km: float) -> float:
-        if km <= 4:
-            return 2.0
-        return float(min(10, 2 + math.ceil((km - 4) / 4)))
+    def _transit_fare(km: float, cfg: dict[str, Any]) -> float:
+        fare = cfg["transit_fare"]
+        if km <= fare["base_km"]:
+            return float(fare["base"])
+        return round(float(min(fare["max"], fare["base"] + fare["step"] * math.ceil((km - fare["base_km"]) / fare["step_km"]))), 2)
 
     def _check_mode(self, mode: str) -> None:
         if mode not in MODES:
@@ -287,7 +327,7 @@ class MapsSandbox(Sandbox):
         center_id = self._resolve(location)
         places = self.data["places"]
         center = places[center_id]
-        now = self._local_now()
+        now = self._city_now(self._city_of(center_id))
         wanted = keyword.strip().casefold() if keyword else None
         found = []
         for pid, place in places.items():
@@ -319,7 +359,7 @@ class MapsSandbox(Sandbox):
             {
                 "aliases": list(place["aliases"]),
                 "hours": place["hours"],
-                "open_now": self._is_open(place, self._local_now()),
+                "open_now": self._is_open(place, self._city_now(self._city_of(place_id))),
                 "rating": place["rating"],
                 "phone": place["phone"],
                 "tags": list(place["tags"]),
@@ -341,11 +381,12 @@ class MapsSandbox(Sandbox):
         stops = [self._resolve(origin), *(self._resolve(w) for w in waypoints or []), self._resolve(destination)]
         if any(a == b for a, b in zip(stops, stops[1:])):
             raise ApiError("same_place", place_id=next(a for a, b in zip(stops, stops[1:]) if a == b))
-        now = self._local_now()
+        city = self._route_city(stops)
+        cfg, now = self._cfg(city), self._city_now(city)
         if mode == "transit":
-            self._check_transit(now)
-        legs, toll = self._legs(stops, mode, avoid_tolls)
-        minutes = self._duration_min(legs, mode, now)
+            self._check_transit(now, cfg)
+        legs, toll = self._legs(stops, mode, avoid_tolls, cfg)
+        minutes = self._duration_min(legs, mode, now, cfg)
         distance = _half_up(sum(km for km, _ in legs), 1)
         return {
             "origin": self._short(stops[0]),
@@ -356,8 +397,7 @@ class MapsSandbox(Sandbox):
             "duration_min": minutes,
             "depart_at": now.strftime(MINUTE_FORMAT),
             "arrive_at": (now + timedelta(minutes=minutes)).strftime(MINUTE_FORMAT),
-            "toll_cny": toll,
-            "fare_cny": self._transit_fare(distance) if mode == "transit" else None,
+            **self._costs(city, toll, self._transit_fare(distance, cfg) if mode == "transit" else None),
             "avoid_tolls": avoid_tolls,
         }
 
@@ -375,25 +415,27 @@ class MapsSandbox(Sandbox):
         start, end = self._resolve(origin), self._resolve(destination)
         if start == end:
             raise ApiError("same_place", place_id=start)
-        legs, _ = self._legs([start, end], mode, False)
+        city = self._route_city([start, end])
+        cfg, now = self._cfg(city), self._city_now(city)
+        legs, _ = self._legs([start, end], mode, False, cfg)
         if arrive_by is not None:
-            target = self._parse_time(arrive_by)
+            target = self._parse_time(arrive_by, now)
             # The latest departure minute from which the trip (at that minute's speed) arrives in time.
             leave = target
-            minutes = self._duration_min(legs, mode, target)
+            minutes = self._duration_min(legs, mode, target, cfg)
             for back in range(1, 24 * 60 + 1):
                 leave = target - timedelta(minutes=back)
-                minutes = self._duration_min(legs, mode, leave)
+                minutes = self._duration_min(legs, mode, leave, cfg)
                 if leave + timedelta(minutes=minutes) <= target:
                     break
-            if leave < self._local_now():
-                earliest = self._local_now() + timedelta(minutes=self._duration_min(legs, mode, self._local_now()))
+            if leave < now:
+                earliest = now + timedelta(minutes=self._duration_min(legs, mode, now, cfg))
                 raise ApiError("cannot_arrive_in_time", arrive_by=arrive_by, earliest_arrival=earliest.strftime(MINUTE_FORMAT))
         else:
-            leave = self._parse_time(depart_at) if depart_at is not None else self._local_now()
-            minutes = self._duration_min(legs, mode, leave)
+            leave = self._parse_time(depart_at, now) if depart_at is not None else now
+            minutes = self._duration_min(legs, mode, leave, cfg)
         if mode == "transit":
-            self._check_transit(leave)
+            self._check_transit(leave, cfg)
         return {
             "origin": self._short(start),
             "destination": self._short(end),
@@ -403,8 +445,48 @@ class MapsSandbox(Sandbox):
             "depart_at": leave.strftime(MINUTE_FORMAT),
             "arrive_at": (leave + timedelta(minutes=minutes)).strftime(MINUTE_FORMAT),
             "rush_hour": mode == "driving"
-            and any(self._driving_kmh(leave + timedelta(minutes=m)) < RUSH_HOUR_KMH for m in range(minutes)),
+            and any(self._driving_kmh(leave + timedelta(minutes=m), cfg) < cfg["rush_hour_kmh"] for m in range(minutes)),
         }
+
+    def find_along_route(
+        self,
+        origin: str,
+        destination: str,
+        category: str | None = None,
+        keyword: str | None = None,
+        mode: str = "driving",
+        max_detour_m: int = 1000,
+        open_now: bool = False,
+        limit: int = 5,
+    ) -> dict[str, Any]:
+        self._check_mode(mode)
+        start, end = self._resolve(origin), self._resolve(destination)
+        if start == end:
+            raise ApiError("same_place", place_id=start)
+        city = self._route_city([start, end])
+        cfg, now = self._cfg(city), self._city_now(city)
+        places = self.data["places"]
+        direct = _haversine_km(places[start], places[end])
+        wanted = keyword.strip().casefold() if keyword else None
+        found = []
+        for pid, place in places.items():
+            if pid in (start, end) or self._city_of(pid) != city:
+                continue
+            if category is not None and place["category"] != category:
+                continue
+            if wanted and not any(wanted in f.casefold() for f in [*self._names(place), *place["tags"]]):
+                continue
+            extra = (_haversine_km(places[start], place) + _haversine_km(place, places[end]) - direct) * cfg["detour_factor"][mode] * 1000
+            if extra > max_detour_m:
+                continue
+            is_open = self._is_open(place, now)
+            if open_now and not is_open:
+                continue
+            row = self._nearby_row(pid, _to_ten(_haversine_km(places[start], place) * 1000), is_open)
+            row["detour_m"] = _to_ten(extra)
+            found.append(row)
+        found.sort(key=lambda r: (r["detour_m"], r["distance_m"], r["place_id"]))
+        return {"origin": self._short(start), "destination": self._short(end), "mode": mode, "results": found[:limit], "count": len(found)}
 
     # ------------------------------------------------------------------ maps.traffic
 

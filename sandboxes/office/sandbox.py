@@ -1,8 +1,9 @@
 """The office sandbox: Lin Yue's work suite at Northpeak — to-dos, documents, mail and expenses.
 
 Four areas share one state: tasks (``T-…``), documents and notes (``D-…``), email (messages
-``EM-…`` in the inbox and sent folders, drafts ``DR-…``) and expenses (``X-…``) gathered into
-expense reports (``ER-…``). Every public method implements the spec ``specs/office/<method>.yaml``.
+``EM-…`` in the inbox and sent folders, drafts ``DR-…``, emails scheduled for later ``SE-…``)
+and expenses (``X-…``) gathered into expense reports (``ER-…``). Replies and forwards are sent
+mail that remember the message they answer (``in_reply_to`` / ``forwarded_from``). Every public method implements the spec ``specs/office/<method>.yaml``.
 
 Dates are ``YYYY-MM-DD`` and times ``YYYY-MM-DDTHH:MM``, local to the sandbox clock. Money is kept
 in the expense's own currency and converted to CNY with the fixed rates in the state, in integer
@@ -237,9 +238,95 @@ class OfficeSandbox(Sandbox):
         del self.data["drafts"][draft_id]
         return {**result, "draft_id": draft_id}
 
+    def _email(self, email_id: str) -> dict[str, Any]:
+        email = self.data["emails"].get(email_id)
+        if email is None:
+            raise ApiError("email_not_found", email_id=email_id)
+        return email
+
+    @staticmethod
+    def _prefixed(prefix: str, subject: str) -> str:
+        return subject if subject.casefold().startswith(prefix.casefold()) else f"{prefix} {subject}"
+
+    def reply_to_email(
+        self, email_id: str, body: str, reply_all: bool = False, attachments: list[str] | None = None
+    ) -> dict[str, Any]:
+        original = self._email(email_id)
+        if original["folder"] == "sent":  # following up on one's own message goes to its recipients
+            to, others = list(original["to"]), list(original["cc"])
+        else:
+            to, others = [original["from"]], [*original["to"], *original["cc"]]
+        cc = [a for a in dict.fromkeys(others) if a != self._me and a not in to] if reply_all else []
+        if any(address.startswith("all@") for address in to + cc):
+            raise ApiError("mailing_list_reply", email_id=email_id)
+        message = {
+            "to": to,
+            "cc": cc,
+            "subject": self._prefixed("Re:", original["subject"]),
+            "body": body,
+            "attachments": self._attachments(attachments),
+        }
+        sent = self._deliver(message)
+        self.data["emails"][sent["email_id"]]["in_reply_to"] = email_id
+        original["read"] = True
+        return {**sent, "in_reply_to": email_id}
+
+    def forward_email(
+        self,
+        email_id: str,
+        to: list[str],
+        note: str | None = None,
+        cc: list[str] | None = None,
+        include_attachments: bool = True,
+    ) -> dict[str, Any]:
+        original = self._email(email_id)
+        quoted = f"---------- Forwarded message ----------\nFrom: {original['from']}\nDate: {original['time']}\nSubject: {original['subject']}\n\n{original['body']}"
+        message = {
+            "to": self._addresses(to),
+            "cc": self._addresses(cc),
+            "subject": self._prefixed("Fwd:", original["subject"]),
+            "body": f"{note}\n\n{quoted}" if note else quoted,
+            "attachments": list(original["attachments"]) if include_attachments else [],
+        }
+        sent = self._deliver(message)
+        self.data["emails"][sent["email_id"]]["forwarded_from"] = email_id
+        return {**sent, "forwarded_from": email_id, "attachments": message["attachments"]}
+
+    def schedule_email(
+        self, to: list[str], subject: str, body: str, send_at: str, cc: list[str] | None = None, attachments: list[str] | None = None
+    ) -> dict[str, Any]:
+        try:
+            when = datetime.strptime(send_at, "%Y-%m-%dT%H:%M")
+        except (TypeError, ValueError):
+            raise ApiError("invalid_time", send_at=send_at) from None
+        now = self.now().replace(tzinfo=None, second=0, microsecond=0)
+        if when <= now:
+            raise ApiError("time_in_past", send_at=send_at, now=self._now_text())
+        if when > now + timedelta(days=60):
+            raise ApiError("too_far_ahead", send_at=send_at, latest=(now + timedelta(days=60)).strftime("%Y-%m-%dT%H:%M"))
+        scheduled = {
+            "to": self._addresses(to),
+            "cc": self._addresses(cc),
+            "subject": subject,
+            "body": body,
+            "attachments": self._attachments(attachments),
+            "send_at": when.strftime("%Y-%m-%dT%H:%M"),
+            "created_at": self._now_text(),
+        }
+        scheduled_id = self.new_id("scheduled_email", "SE-")
+        self.data["scheduled_emails"][scheduled_id] = scheduled
+        return {"scheduled_id": scheduled_id, **copy.deepcopy(scheduled), "sent": False}
+
     def search_emails(
         self, query: str | None = None, sender: str | None = None, unread_only: bool = False, folder: str = "inbox"
     ) -> dict[str, Any]:
+        if folder == "scheduled":
+            rows = [
+                {"scheduled_id": scheduled_id, **copy.deepcopy(item)}
+                for scheduled_id, item in sorted(self.data["scheduled_emails"].items(), key=lambda pair: (pair[1]["send_at"], pair[0]))
+                if query is None or query.strip().casefold() in f"{item['subject']} {item['body']}".casefold()
+            ]
+            return {"folder": folder, "emails": rows, "count": len(rows)}
         if folder == "drafts":
             rows = [
                 {"draft_id": draft_id, **copy.deepcopy(draft)}

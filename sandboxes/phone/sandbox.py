@@ -1,8 +1,8 @@
 """The phone sandbox: the device owner's smartphone.
 
-Five areas share one state: the device (Wi-Fi, the owner's cloud account), contacts, text
-messages (with a fixed storage capacity), reminders (kept in the cloud account, so they need a
-login) and alarms. Every public method implements the spec ``specs/phone/<method>.yaml``.
+Six areas share one state: the device (Wi-Fi, the owner's cloud account), contacts, text
+messages (with a fixed storage capacity, plus messages scheduled to go out later), reminders
+(kept in the cloud account, so they need a login), alarms and countdown timers. Every public method implements the spec ``specs/phone/<method>.yaml``.
 
 Times handled by the APIs are local wall-clock strings ``YYYY-MM-DDTHH:MM`` (alarms: ``HH:MM``)
 in the time zone of the sandbox clock; the clock itself never moves here, so a replay of the same
@@ -12,13 +12,15 @@ calls always stamps the same times.
 from __future__ import annotations
 
 import copy
-from datetime import datetime
+from datetime import datetime, timedelta
 from typing import Any, ClassVar
 
 from validator.sandbox.base import ApiError, Sandbox
 
 _MINUTE_FORMAT = "%Y-%m-%dT%H:%M"
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
+_SCHEDULE_DAYS = 30  # a message can be scheduled up to this many days ahead
+_MAX_TIMERS = 5
 
 
 class PhoneSandbox(Sandbox):
@@ -353,3 +355,58 @@ class PhoneSandbox(Sandbox):
             raise ApiError("alarm_not_found", alarm_id=alarm_id)
         self.data["alarms"].remove(alarm)
         return {"cancelled": alarm_id, "time": alarm["time"]}
+
+    # ------------------------------------------------------------------ phone.messaging (scheduled)
+
+    def schedule_message(self, receiver: str, content: str, send_at: str) -> dict[str, Any]:
+        contact = self._contact_by_name(receiver)
+        if contact is None:
+            raise ApiError("unknown_contact", name=receiver)
+        when = self._parse_minute(send_at)
+        now = self._local_now()
+        if when <= now:
+            raise ApiError("time_in_past", time=send_at, now=now.strftime(_MINUTE_FORMAT))
+        if when > now + timedelta(days=_SCHEDULE_DAYS):
+            raise ApiError("too_far_ahead", time=send_at, latest=(now + timedelta(days=_SCHEDULE_DAYS)).strftime(_MINUTE_FORMAT))
+        scheduled = {
+            "id": self.new_id("scheduled_message", "SM-"),
+            "contact": contact["name"],
+            "number": contact["phone"],
+            "text": content,
+            "send_at": when.strftime(_MINUTE_FORMAT),
+            "status": "scheduled",
+        }
+        self.data["scheduled_messages"].append(scheduled)
+        return copy.deepcopy(scheduled)
+
+    def list_scheduled_messages(self, include_cancelled: bool = False) -> dict[str, Any]:
+        rows = [m for m in self.data["scheduled_messages"] if include_cancelled or m["status"] == "scheduled"]
+        ordered = sorted(rows, key=lambda m: (m["send_at"], int(m["id"].split("-")[1])))
+        return {"scheduled_messages": copy.deepcopy(ordered), "count": len(ordered)}
+
+    def cancel_scheduled_message(self, scheduled_id: str) -> dict[str, Any]:
+        scheduled = self._find("scheduled_messages", scheduled_id)
+        if scheduled is None:
+            raise ApiError("scheduled_message_not_found", scheduled_id=scheduled_id)
+        if scheduled["status"] == "cancelled":
+            raise ApiError("already_cancelled", scheduled_id=scheduled_id)
+        scheduled["status"] = "cancelled"
+        return copy.deepcopy(scheduled)
+
+    # ------------------------------------------------------------------ phone.timers
+
+    def set_timer(self, duration_seconds: int, label: str | None = None) -> dict[str, Any]:
+        running = [t for t in self.data["timers"] if t["status"] == "running"]
+        if len(running) >= _MAX_TIMERS:
+            raise ApiError("too_many_timers", maximum=_MAX_TIMERS)
+        now = self.now().replace(tzinfo=None, microsecond=0)
+        timer = {
+            "id": self.new_id("timer", "TM-"),
+            "label": label,
+            "duration_seconds": duration_seconds,
+            "started_at": now.strftime("%Y-%m-%dT%H:%M:%S"),
+            "ends_at": (now + timedelta(seconds=duration_seconds)).strftime("%Y-%m-%dT%H:%M:%S"),
+            "status": "running",
+        }
+        self.data["timers"].append(timer)
+        return {**copy.deepcopy(timer), "running_timers": len(running) + 1}

@@ -13,7 +13,10 @@ Data layout (``state.yaml`` → ``data``):
 - ``cart``: a list of ``{product_id, variant, quantity}`` lines.
 - ``orders``: ``{order_id: {...}}`` with status ``processing → shipped → delivered`` or
   ``cancelled``; only ``processing`` orders can be cancelled, only delivered items returned.
-- ``returns``: ``{return_id: {...}}``.
+- ``returns``: ``{return_id: {...}}``; ``exchanges``: ``{exchange_id: {...}}`` (another variant of a
+  delivered item, same rules as a return); ``restock_alerts``: ``{alert_id: {...}}``.
+- ``settings.international_shipping``: the flat fee per country, the delivery days and the
+  categories that cannot be sent abroad; an address with a ``country`` other than CN is abroad.
 
 Money is computed in integer cents and returned with two decimals. The clock never moves; new
 orders are stamped with it and promised three days later. A failed call changes nothing.
@@ -292,24 +295,48 @@ class ShoppingSandbox(Sandbox):
 
     # ------------------------------------------------------------------ shopping.orders
 
+    def add_shipping_address(
+        self, label: str, recipient: str, phone: str, address: str, country: str = "CN"
+    ) -> dict[str, Any]:
+        account = self.data["account"]
+        wanted = label.strip().casefold()
+        if any(row["label"].casefold() == wanted for row in account["addresses"].values()):
+            raise ApiError("label_taken", label=label)
+        if len(account["addresses"]) >= self.data["settings"]["max_addresses"]:
+            raise ApiError("too_many_addresses", maximum=self.data["settings"]["max_addresses"])
+        if country != "CN" and country not in self.data["settings"]["international_shipping"]["fee_cny"]:
+            raise ApiError("country_not_served", country=country, served=["CN", *sorted(self.data["settings"]["international_shipping"]["fee_cny"])])
+        row = {"label": label.strip(), "recipient": recipient.strip(), "phone": phone, "address": address.strip()}
+        if country != "CN":
+            row["country"] = country
+        address_id = self.new_id("address", "SA-")
+        account["addresses"][address_id] = row
+        return {"address_id": address_id, **copy.deepcopy(row)}
+
     def list_shipping_addresses(self) -> dict[str, Any]:
         addresses = [{"address_id": aid, **copy.deepcopy(row)} for aid, row in self.data["account"]["addresses"].items()]
         return {"addresses": addresses, "count": len(addresses)}
 
-    def checkout(self, address_id: str, payment_method: str, coupon_code: str | None = None) -> dict[str, Any]:
+    def _place_order(
+        self, lines: list[dict[str, Any]], address_id: str, payment_method: str, coupon_code: str | None
+    ) -> dict[str, Any]:
+        """Order some lines ({product_id, variant, quantity}): every check first, then the order (the caller empties nothing)."""
         account = self.data["account"]
-        cart = self.data["cart"]
         products = self.data["products"]
-        if not cart:
-            raise ApiError("cart_empty")
         if address_id not in account["addresses"]:
             raise ApiError("address_not_found", address_id=address_id, known=sorted(account["addresses"]))
         if payment_method not in account["payment_methods"]:
             raise ApiError("payment_method_unavailable", payment_method=payment_method, available=list(account["payment_methods"]))
-        for line in cart:
+        for line in lines:
             if line["quantity"] > products[line["product_id"]]["stock"]:
                 raise ApiError("insufficient_stock", product_id=line["product_id"], stock=products[line["product_id"]]["stock"])
-        subtotal = self._cart_subtotal()
+        country = account["addresses"][address_id].get("country", "CN")
+        abroad = self.data["settings"]["international_shipping"]
+        if country != "CN":
+            barred = [l["product_id"] for l in lines if products[l["product_id"]]["category"] in abroad["excluded_categories"]]
+            if barred:
+                raise ApiError("cannot_ship_abroad", country=country, product_ids=barred, excluded_categories=list(abroad["excluded_categories"]))
+        subtotal = sum(_cents(products[l["product_id"]]["price"]) * l["quantity"] for l in lines)
         discount = 0
         code = None
         if coupon_code is not None:
@@ -323,13 +350,13 @@ class ShoppingSandbox(Sandbox):
                 raise ApiError("coupon_expired", coupon_code=code, expires_at=coupon["expires_at"])
             eligible = sum(
                 _cents(products[l["product_id"]]["price"]) * l["quantity"]
-                for l in cart
+                for l in lines
                 if coupon["category"] is None or products[l["product_id"]]["category"] in coupon["category"]
             )
             if eligible < _cents(coupon["min_spend"]):
                 raise ApiError("coupon_not_applicable", coupon_code=code, min_spend=coupon["min_spend"], eligible_amount=_money(eligible))
             discount = _cents(coupon["discount"])
-        shipping = self._shipping(subtotal)
+        shipping = _cents(abroad["fee_cny"][country]) if country != "CN" else self._shipping(subtotal)
         total = subtotal - discount + shipping
         if payment_method == "store_credit" and total > _cents(account["store_credit"]):
             raise ApiError("insufficient_store_credit", store_credit=account["store_credit"], total=_money(total))
@@ -341,10 +368,11 @@ class ShoppingSandbox(Sandbox):
         now = self.now()
         order_id = self.new_id("order", "SO-")
         items = []
-        for line in cart:
+        for line in lines:
             product = products[line["product_id"]]
             product["stock"] -= line["quantity"]
             items.append({"product_id": line["product_id"], "variant": line["variant"], "quantity": line["quantity"], "price": product["price"]})
+        days = abroad["delivery_days"] if country != "CN" else DELIVERY_DAYS
         self.data["orders"][order_id] = {
             "placed_at": now.isoformat(),
             "status": "processing",
@@ -359,11 +387,10 @@ class ShoppingSandbox(Sandbox):
             "carrier": None,
             "carrier_zh": None,
             "tracking_number": None,
-            "estimated_delivery": (now + timedelta(days=DELIVERY_DAYS)).date().isoformat(),
+            "estimated_delivery": (now + timedelta(days=days)).date().isoformat(),
             "delivered_at": None,
             "events": [],
         }
-        self.data["cart"] = []
         order = self.data["orders"][order_id]
         return {
             "order_id": order_id,
@@ -377,6 +404,31 @@ class ShoppingSandbox(Sandbox):
             "address_id": address_id,
             "estimated_delivery": order["estimated_delivery"],
         }
+
+    def checkout(self, address_id: str, payment_method: str, coupon_code: str | None = None) -> dict[str, Any]:
+        if not self.data["cart"]:
+            raise ApiError("cart_empty")
+        result = self._place_order(self.data["cart"], address_id, payment_method, coupon_code)
+        self.data["cart"] = []
+        return result
+
+    def buy_now(
+        self,
+        product_id: str,
+        address_id: str,
+        payment_method: str,
+        quantity: int = 1,
+        variant: str | None = None,
+        coupon_code: str | None = None,
+    ) -> dict[str, Any]:
+        product = self._product(product_id)
+        chosen = self._check_variant(product_id, product, variant)
+        if quantity < 1 or quantity > self.data["settings"]["max_quantity_per_item"]:
+            raise ApiError("invalid_quantity", quantity=quantity, maximum=self.data["settings"]["max_quantity_per_item"])
+        if product["stock"] <= 0:
+            raise ApiError("out_of_stock", product_id=product_id)
+        line = {"product_id": product_id, "variant": chosen, "quantity": quantity}
+        return {**self._place_order([line], address_id, payment_method, coupon_code), "cart_items": sum(l["quantity"] for l in self.data["cart"])}
 
     def list_shopping_orders(self, status: str | None = None, limit: int = 10) -> dict[str, Any]:
         orders = self.data["orders"]
@@ -435,21 +487,7 @@ class ShoppingSandbox(Sandbox):
         }
 
     def request_return(self, order_id: str, product_id: str, reason: str, quantity: int = 1) -> dict[str, Any]:
-        order = self._order(order_id)
-        if order["status"] != "delivered":
-            raise ApiError("order_not_delivered", order_id=order_id, status=order["status"])
-        item = next((i for i in order["items"] if i["product_id"] == product_id), None)
-        if item is None:
-            raise ApiError("item_not_in_order", order_id=order_id, product_id=product_id)
-        product = self.data["products"][product_id]
-        if not product["returnable"]:
-            raise ApiError("not_returnable", product_id=product_id, name=product["name"])
-        deadline = datetime.fromisoformat(order["delivered_at"]) + timedelta(days=self.data["settings"]["return_window_days"])
-        if self.now() > deadline:
-            raise ApiError("return_window_closed", order_id=order_id, deadline=deadline.isoformat())
-        left = item["quantity"] - self._returned(order_id, product_id)
-        if quantity < 1 or quantity > left:
-            raise ApiError("invalid_quantity", quantity=quantity, returnable_quantity=left)
+        order, item, _ = self._delivered_item(order_id, product_id, quantity)
         paid = _cents(item["price"]) * quantity
         share = round(_cents(order["discount"]) * paid / _cents(order["subtotal"])) if _cents(order["subtotal"]) else 0
         fee = 0 if reason in FREE_RETURN_REASONS else RETURN_PICKUP_FEE
@@ -469,3 +507,74 @@ class ShoppingSandbox(Sandbox):
         }
         self.data["returns"][return_id] = record
         return {"return_id": return_id, **{k: v for k, v in record.items() if k != "requested_at"}}
+
+    # ------------------------------------------------------------------ shopping.returns (exchanges)
+
+    def _delivered_item(self, order_id: str, product_id: str, quantity: int) -> tuple[dict[str, Any], dict[str, Any], int]:
+        """The delivered, returnable item of an order within its return window; how many units are left to send back."""
+        order = self._order(order_id)
+        if order["status"] != "delivered":
+            raise ApiError("order_not_delivered", order_id=order_id, status=order["status"])
+        item = next((i for i in order["items"] if i["product_id"] == product_id), None)
+        if item is None:
+            raise ApiError("item_not_in_order", order_id=order_id, product_id=product_id)
+        product = self.data["products"][product_id]
+        if not product["returnable"]:
+            raise ApiError("not_returnable", product_id=product_id, name=product["name"])
+        deadline = datetime.fromisoformat(order["delivered_at"]) + timedelta(days=self.data["settings"]["return_window_days"])
+        if self.now() > deadline:
+            raise ApiError("return_window_closed", order_id=order_id, deadline=deadline.isoformat())
+        exchanged = sum(x["quantity"] for x in self.data["exchanges"].values() if x["order_id"] == order_id and x["product_id"] == product_id)
+        left = item["quantity"] - self._returned(order_id, product_id) - exchanged
+        if quantity < 1 or quantity > left:
+            raise ApiError("invalid_quantity", quantity=quantity, returnable_quantity=left)
+        return order, item, left
+
+    def request_exchange(self, order_id: str, product_id: str, new_variant: str, reason: str, quantity: int = 1) -> dict[str, Any]:
+        order, item, _ = self._delivered_item(order_id, product_id, quantity)
+        product = self.data["products"][product_id]
+        if not product["variants"]:
+            raise ApiError("no_variants", product_id=product_id)
+        if new_variant not in product["variants"]:
+            raise ApiError("unknown_variant", product_id=product_id, variant=new_variant, variants=list(product["variants"]))
+        if new_variant == item["variant"]:
+            raise ApiError("same_variant", variant=new_variant)
+        if product["stock"] < quantity:
+            raise ApiError("out_of_stock", product_id=product_id, variant=new_variant)
+        product["stock"] -= quantity
+        exchange_id = self.new_id("exchange", "EX-")
+        record = {
+            "order_id": order_id,
+            "product_id": product_id,
+            "quantity": quantity,
+            "old_variant": item["variant"],
+            "new_variant": new_variant,
+            "reason": reason,
+            "status": "pickup_scheduled",
+            "pickup_date": (self.now() + timedelta(days=1)).date().isoformat(),
+            "replacement_delivery": (self.now() + timedelta(days=1 + DELIVERY_DAYS)).date().isoformat(),
+            "fee": 0.0,
+            "requested_at": self.now().isoformat(),
+        }
+        self.data["exchanges"][exchange_id] = record
+        return {"exchange_id": exchange_id, **{k: v for k, v in record.items() if k != "requested_at"}}
+
+    # ------------------------------------------------------------------ shopping.catalog (restock alerts)
+
+    def subscribe_restock_alert(self, product_id: str, variant: str | None = None, channel: str = "app") -> dict[str, Any]:
+        product = self._product(product_id)
+        chosen = self._check_variant(product_id, product, variant)
+        if product["stock"] > 0:
+            raise ApiError("in_stock", product_id=product_id, stock=product["stock"])
+        for alert_id, alert in sorted(self.data["restock_alerts"].items()):
+            if alert["product_id"] == product_id and alert["variant"] == chosen and alert["channel"] == channel:
+                raise ApiError("already_subscribed", alert_id=alert_id)
+        alert_id = self.new_id("restock_alert", "RA-")
+        self.data["restock_alerts"][alert_id] = {
+            "product_id": product_id,
+            "variant": chosen,
+            "channel": channel,
+            "created_at": self.now().isoformat(),
+        }
+        return {"alert_id": alert_id, "product_id": product_id, "name": product["name"], "name_zh": product["name_zh"],
+                "variant": chosen, "channel": channel, "expected_restock": product.get("expected_restock")}

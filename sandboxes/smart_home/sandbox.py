@@ -2,7 +2,8 @@
 
 One state holds every device (``data.devices``: device id → kind, room, names and current
 settings), the washing machine, robot vacuum and fridge (``data.appliances``), guest door codes,
-scenes, automations, heating schedules, frost protection and the alarm system (``data.security``).
+scenes, automations, one-off timed switches (``data.device_schedules``), heating schedules, frost
+protection and the alarm system (``data.security``).
 Every public method implements the spec ``specs/smart_home/<method>.yaml``.
 
 Times handled by the APIs are local wall-clock strings: ``YYYY-MM-DDTHH:MM`` for moments and
@@ -21,6 +22,8 @@ from validator.sandbox.base import ApiError, Sandbox
 _MINUTE_FORMAT = "%Y-%m-%dT%H:%M"
 WHITE_COLORS = ("warm_white", "neutral_white", "cool_white")
 _WEEKDAY_ORDER = ["mon", "tue", "wed", "thu", "fri", "sat", "sun"]
+SWITCHABLE = ("plug", "media", "humidifier")  # kinds switched on and off by power alone
+MAX_SCHEDULE_DAYS = 7
 
 # Which settings a scene or automation action may give each kind of device.
 SETTINGS_BY_KIND: dict[str, frozenset[str]] = {
@@ -457,3 +460,65 @@ class SmartHomeSandbox(Sandbox):
         self.data["automations"].append(automation)
         return copy.deepcopy(automation)
 
+    # ------------------------------------------------------------------ smart_home.devices (power)
+
+    def _switchable(self, device_id: str) -> dict[str, Any]:
+        device = self._device(device_id)
+        if device["kind"] not in SWITCHABLE:
+            raise ApiError("not_switchable", device=device_id, device_kind=device["kind"])
+        return device
+
+    def set_device_power(self, device: str, power: bool) -> dict[str, Any]:
+        record = self._switchable(device)
+        previous = record["state"]["power"]
+        record["state"]["power"] = power
+        return {"device": device, "kind": record["kind"], "power": power, "changed": previous != power}
+
+    def schedule_device_power(self, device: str, power: bool, at: str) -> dict[str, Any]:
+        record = self._switchable(device)
+        when = self._parse_minute(at, "at")
+        now = self._local_now()
+        if when <= now:
+            raise ApiError("time_in_past", at=at, now=now.strftime(_MINUTE_FORMAT))
+        if (when - now).days >= MAX_SCHEDULE_DAYS:
+            raise ApiError("too_far_ahead", at=at, max_days=MAX_SCHEDULE_DAYS)
+        for existing in self.data["device_schedules"]:
+            if existing["device"] == device and existing["at"] == when.strftime(_MINUTE_FORMAT):
+                raise ApiError("schedule_exists", schedule_id=existing["id"])
+        entry = {
+            "id": self.new_id("device_schedule", "DS-"),
+            "device": device,
+            "power": power,
+            "at": when.strftime(_MINUTE_FORMAT),
+            "in_minutes": int((when - now).total_seconds() // 60),
+        }
+        self.data["device_schedules"].append(entry)
+        return {**copy.deepcopy(entry), "kind": record["kind"], "power_now": record["state"]["power"]}
+
+    # ------------------------------------------------------------------ smart_home.security (guest codes)
+
+    def _code_view(self, entry: dict[str, Any]) -> dict[str, Any]:
+        access = entry["access"]
+        now = self._local_now()
+        in_period = datetime.strptime(access["valid_from"], _MINUTE_FORMAT) <= now <= datetime.strptime(access["valid_until"], _MINUTE_FORMAT)
+        return {
+            "id": entry["id"],
+            "door": entry["door"],
+            "guest": copy.deepcopy(entry["guest"]),
+            "code_hint": "*" * (len(entry["code"]) - 2) + entry["code"][-2:],
+            "access": copy.deepcopy(access),
+            "one_time": entry["one_time"],
+            "expired": now > datetime.strptime(access["valid_until"], _MINUTE_FORMAT),
+            "in_period_now": in_period,
+        }
+
+    def list_guest_codes(self, door: str | None = None) -> dict[str, Any]:
+        rows = [self._code_view(entry) for entry in self.data["guest_codes"] if door is None or entry["door"] == door]
+        return {"guest_codes": rows, "count": len(rows)}
+
+    def revoke_guest_code(self, code_id: str) -> dict[str, Any]:
+        entry = next((e for e in self.data["guest_codes"] if e["id"] == code_id), None)
+        if entry is None:
+            raise ApiError("guest_code_not_found", code_id=code_id)
+        self.data["guest_codes"].remove(entry)
+        return {"revoked": code_id, "door": entry["door"], "guest": copy.deepcopy(entry["guest"])}

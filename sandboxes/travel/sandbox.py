@@ -26,7 +26,8 @@ from typing import Any
 
 from validator.sandbox.base import ApiError, Sandbox
 
-FLIGHT_CABINS = ("basic_economy", "economy", "business", "first")
+FLIGHT_CABINS = ("basic_economy", "economy", "business", "first")  # lowest to highest
+MIN_CONNECTION = timedelta(hours=2)  # a return flight leaves at least this long after the outbound lands
 TRAIN_SEAT_CLASSES = ("second_class", "first_class", "business_class")
 
 
@@ -409,6 +410,62 @@ class TravelSandbox(Sandbox):
     ) -> dict[str, Any]:
         return {"trains": self._search("train", from_city, to_city, date, seat_class, depart_after, sort_by)}
 
+    def search_round_trip_flights(
+        self,
+        from_city: str,
+        to_city: str,
+        depart_date: str,
+        return_date: str,
+        cabin: str = "economy",
+        sort_by: str = "departure",
+    ) -> dict[str, Any]:
+        outbound_day, back_day = self._search_day(depart_date), self._search_day(return_date)
+        if back_day < outbound_day:
+            raise ApiError("return_before_departure", depart_date=depart_date, return_date=return_date)
+        outbound = self._search("flight", from_city, to_city, depart_date, cabin, "00:00", sort_by)
+        inbound = self._search("flight", to_city, from_city, return_date, cabin, "00:00", sort_by)
+        pairs = [
+            (_money(Decimal(str(out["price"])) + Decimal(str(back["price"]))), out["departure"], back["departure"], out, back)
+            for out in outbound
+            if out["seats_left"] > 0
+            for back in inbound
+            if back["seats_left"] > 0 and _time(back["departure"]) >= _time(out["arrival"]) + MIN_CONNECTION
+        ]
+        cheapest = None
+        if pairs:
+            total, _, _, out, back = min(pairs, key=lambda pair: pair[:3])
+            cheapest = {"outbound_flight": out["flight_number"], "return_flight": back["flight_number"], "total_price": total}
+        return {"outbound": outbound, "return": inbound, "cheapest_combination": cheapest}
+
+    def get_flight_status(self, flight_number: str, date: str) -> dict[str, Any]:
+        service = self._service("flight", flight_number, date)
+        live = self.data["flight_status"].get(_key(flight_number, date), {})
+        delay = timedelta(minutes=live.get("delay_minutes", 0))
+        departure, arrival = _time(service["departure"]) + delay, _time(service["arrival"]) + delay
+        now = self.now()
+        if now >= arrival:
+            status = "landed"
+        elif now >= departure:
+            status = "departed"
+        else:
+            status = "delayed" if delay else "on_time"
+        reason = live.get("reason")
+        return {
+            "flight_number": service["flight_number"],
+            "date": service["date"],
+            "from_city": service["from_city"],
+            "to_city": service["to_city"],
+            "scheduled_departure": service["departure"],
+            "expected_departure": departure.isoformat(),
+            "scheduled_arrival": service["arrival"],
+            "expected_arrival": arrival.isoformat(),
+            "status": status,
+            "delay_minutes": int(delay.total_seconds() // 60),
+            "terminal": live.get("terminal"),
+            "gate": live.get("gate"),
+            "reason": dict(reason) if reason else None,
+        }
+
     def book_flight(self, flight_number: str, date: str, cabin: str, passengers: list[dict[str, Any]]) -> dict[str, Any]:
         return self._book("flight", flight_number, date, cabin, passengers)
 
@@ -637,4 +694,59 @@ class TravelSandbox(Sandbox):
         }
         if status == "paid":
             result["payment_method"] = booking["payment_method"]
+        return result
+
+    # ------------------------------------------------------------------ cabin upgrades
+
+    def upgrade_cabin(self, booking_id: str, new_cabin: str) -> dict[str, Any]:
+        account = self._account()
+        booking = self._booking(booking_id)
+        if booking["kind"] != "flight":
+            raise ApiError("not_a_flight", booking_id=booking["booking_id"])
+        status = self._require_open(booking)
+        if self._departed(booking):
+            raise ApiError("departure_passed", booking_id=booking["booking_id"], departure=booking["departure"])
+        old_cabin = booking["fare_class"]
+        if not self.data["rules"]["fare_classes"][old_cabin]["changeable"]:
+            raise ApiError("fare_not_changeable", booking_id=booking["booking_id"], fare_class=old_cabin)
+        if FLIGHT_CABINS.index(new_cabin) <= FLIGHT_CABINS.index(old_cabin):
+            raise ApiError("not_an_upgrade", current_cabin=old_cabin, requested=new_cabin)
+        service = self._service("flight", booking["number"], booking["date"])
+        fare = service["fares"].get(new_cabin)
+        if fare is None:
+            raise ApiError("cabin_not_offered", number=booking["number"], requested=new_cabin, offered=sorted(service["fares"]))
+        if fare["seats"] < len(booking["passengers"]):
+            raise ApiError("no_seats_left", number=booking["number"], fare_class=new_cabin, seats_left=fare["seats"])
+        new_fares = [self._fare(fare["price"], p["passenger_type"]) for p in booking["passengers"]]
+        new_total = _money(sum(Decimal(str(f)) for f in new_fares))
+        difference = _money(Decimal(str(new_total)) - Decimal(str(booking["fare_total"])))
+        charged = 0.0
+        if status == "paid" and difference > 0:
+            self._charge(account, booking["payment_method"], booking["card_last4"], difference)
+            booking["amount_paid"] = _money(Decimal(str(booking["amount_paid"])) + Decimal(str(difference)))
+            charged = difference
+        self._release_seats(booking)
+        fare["seats"] -= len(booking["passengers"])
+        for passenger, new_fare in zip(booking["passengers"], new_fares):
+            passenger["fare"] = new_fare
+        booking.update(
+            fare_class=new_cabin,
+            fare_total=new_total,
+            total_price=_money(Decimal(str(new_total)) + Decimal(str(booking["baggage_fee_total"]))),
+        )
+        result: dict[str, Any] = {
+            "booking_id": booking["booking_id"],
+            "number": booking["number"],
+            "date": booking["date"],
+            "old_cabin": old_cabin,
+            "new_cabin": new_cabin,
+            "fare_difference": difference,
+            "charged": charged,
+            "total_price": _money(booking["total_price"]),
+            "status": status,
+            "free_checked_bags_per_passenger": self.data["rules"]["fare_classes"][new_cabin]["free_checked_bags"],
+            "wallet_balance": _money(account["wallet_balance"]),
+        }
+        if status == "unpaid":
+            result["amount_due"] = _money(Decimal(str(booking["total_price"])) - Decimal(str(booking["amount_paid"])))
         return result

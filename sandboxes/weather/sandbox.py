@@ -28,6 +28,16 @@ _LEVELS = ("blue", "yellow", "orange", "red")
 _POLLEN = ("none", "low", "moderate", "high", "very_high")
 _WEEKDAYS = ("mon", "tue", "wed", "thu", "fri", "sat", "sun")
 _AFTERNOON = {"thunderstorm": range(14, 20), "showers": range(12, 18)}
+# A personal alert: which row value it watches, and whether it fires above (True) or below the threshold.
+_CONDITIONS = {
+    "rain": ("rain_chance", True),
+    "temperature_above": ("high", True),
+    "temperature_below": ("low", False),
+    "uv_above": ("uv", True),
+    "aqi_above": ("aqi", True),
+    "wind_above": ("wind_kph", True),
+}
+_RAIN_CHANCE = 50  # a day counts as rainy from this chance of rain
 
 
 def _normalise(name: str) -> str:
@@ -317,3 +327,75 @@ class WeatherSandbox(Sandbox):
             "alert_types": kinds,
             "all_types": not kinds,
         }
+
+    # ------------------------------------------------------------------ weather.alerts (personal alerts, subscriptions)
+
+    def set_weather_condition_alert(
+        self, city: str, condition: str, channel: str, threshold: float | None = None, date: str | None = None
+    ) -> dict[str, Any]:
+        key, record = self._city(city)
+        field, above = _CONDITIONS[condition]
+        if condition == "rain":
+            if threshold is not None:
+                raise ApiError("threshold_not_used", condition=condition)
+            limit: float = _RAIN_CHANCE
+        elif threshold is None:
+            raise ApiError("threshold_required", condition=condition)
+        else:
+            limit = threshold
+        today = self._today()
+        days = [today + timedelta(days=n) for n in range(self.data["forecast_days"])]
+        if date is not None:
+            day = self._parse_date(date)
+            if not today <= day <= today + timedelta(days=14):
+                raise ApiError("date_out_of_range", date=date, available_from=today.isoformat(), available_to=(today + timedelta(days=14)).isoformat())
+            days = [d for d in days if d == day]
+        for alert_id, alert in sorted(self.data["condition_alerts"].items()):
+            if (alert["city"], alert["condition"], alert["threshold"], alert["date"], alert["channel"]) == (key, condition, threshold, date, channel):
+                raise ApiError("already_subscribed", subscription_id=alert_id)
+        firing = []
+        for day in days:
+            row = self._row(record, day)
+            # rain counts from the limit up; a temperature, UV, AQI or wind threshold must be passed
+            if row is not None and (row[field] >= limit if condition == "rain" else row[field] > limit if above else row[field] < limit):
+                firing.append(day.isoformat())
+        alert_id = self.new_id("condition_alert", "CA-")
+        self.data["condition_alerts"][alert_id] = {
+            "city": key,
+            "condition": condition,
+            "threshold": threshold,
+            "date": date,
+            "channel": channel,
+            "created_at": self.now().strftime("%Y-%m-%dT%H:%M"),
+        }
+        return {
+            "alert_id": alert_id,
+            "city": record["name"],
+            "condition": condition,
+            "threshold": threshold,
+            "date": date,
+            "channel": channel,
+            "fires_on_forecast_days": firing,
+        }
+
+    def list_weather_subscriptions(self) -> dict[str, Any]:
+        cities = self.data["cities"]
+        official = [
+            {"subscription_id": sub_id, "kind": "official_warnings", "city": cities[sub["city"]]["name"], "channel": sub["channel"],
+             "min_level": sub["min_level"], "alert_types": list(sub["alert_types"])}
+            for sub_id, sub in sorted(self.data["subscriptions"].items())
+        ]
+        personal = [
+            {"subscription_id": alert_id, "kind": "condition_alert", "city": cities[alert["city"]]["name"], "channel": alert["channel"],
+             "condition": alert["condition"], "threshold": alert["threshold"], "date": alert["date"]}
+            for alert_id, alert in sorted(self.data["condition_alerts"].items())
+        ]
+        return {"subscriptions": official + personal, "count": len(official) + len(personal)}
+
+    def unsubscribe_weather_alerts(self, subscription_id: str) -> dict[str, Any]:
+        for table, kind in (("subscriptions", "official_warnings"), ("condition_alerts", "condition_alert")):
+            entry = self.data[table].pop(subscription_id, None)
+            if entry is not None:
+                return {"subscription_id": subscription_id, "kind": kind, "city": self.data["cities"][entry["city"]]["name"],
+                        "channel": entry["channel"], "removed": True}
+        raise ApiError("subscription_not_found", subscription_id=subscription_id)

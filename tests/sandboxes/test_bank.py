@@ -24,6 +24,9 @@ CHEN = ("C300117", "482913")
 ZHAO = ("C300245", "605128")
 HUANG = ("C300389", "917346")
 WU = ("C300452", "230871")
+LIN = ("C300518", "731526")
+LIN_CHECKING, LIN_SAVINGS = "6214830518000101", "6214830518000102"
+PUBLIC_APIS = {"bank_login", "get_exchange_rate"}  # everything else acts for a logged-in customer
 call = support.call
 
 
@@ -72,15 +75,23 @@ def test_state_is_consistent() -> None:
     assert max(int(i[1:]) for i in ids) <= STATE["counters"]["transaction"]
     assert max(int(p[2:]) for p in data["payees"]) <= STATE["counters"]["payee"]
     assert max(int(k[2:]) for k in data["loans"]) <= STATE["counters"]["loan"]
-    for table in ("cards", "payees", "loans"):
+    for table in ("cards", "payees", "loans", "scheduled_transfers", "international_transfers"):
         for record in data[table].values():
             assert record["customer_id"] in data["customers"]
+    for payee in data["payees"].values():  # a payee abroad banks in a supported country, in its currency
+        if payee.get("country"):
+            assert payee["currency"] == {"GB": "GBP", "CA": "CAD", "US": "USD", "AU": "AUD"}[payee["country"]]
+            assert payee["swift_code"][4:6] == payee["country"]
+    for bill in data["bills"].values():
+        assert bill["biller"] in data["billers"] and bill["amount_due"] >= 0
+    assert max(int(k[3:]) for k in data["scheduled_transfers"]) <= STATE["counters"]["scheduled_transfer"]
+    assert max(int(k[3:]) for k in data["international_transfers"]) <= STATE["counters"]["international_transfer"]
 
 
 # ----------------------------------------------------------------------------- rules
 
 
-@pytest.mark.parametrize("api", sorted(n for n in SPECS if n != "bank_login"))
+@pytest.mark.parametrize("api", sorted(n for n in SPECS if n not in PUBLIC_APIS))
 def test_every_api_needs_a_login(api: str) -> None:
     sandbox = fresh()
     method = getattr(sandbox, api)
@@ -272,6 +283,128 @@ def test_ids_and_results_are_deterministic() -> None:
     assert first == second
     assert [r.get("transaction_id") for r in first[0]] == [None, "T87028", "T87029", "T87030"]
     assert first[1]["clock"] == STATE["clock"]
+
+
+def test_schedule_a_transfer_for_later() -> None:
+    sandbox = fresh()
+    login(sandbox, LIN)
+    before = sandbox.data["accounts"][LIN_CHECKING]["balance"]
+    once = call(sandbox, "schedule_transfer", from_account_id=LIN_CHECKING, payee_id="P-184", amount=300, first_date="2024-07-19", memo="Concert ticket")
+    assert once["schedule_id"] == "ST-13" and once["run_dates"] == ["2024-07-19"] and once["total_amount"] == 300.0
+    assert sandbox.data["accounts"][LIN_CHECKING]["balance"] == before, "nothing leaves the account today"
+    assert call(sandbox, "get_transfer_limit")["used_today"] == 0.0
+    monthly = call(sandbox, "schedule_transfer", from_account_id=LIN_SAVINGS, payee_id="P-181", amount=1500,
+                   first_date="2024-10-31", frequency="monthly", occurrences=4)
+    assert monthly["run_dates"] == ["2024-10-31", "2024-11-28", "2024-12-28", "2025-01-28"] and monthly["total_amount"] == 6000.0
+    weekly = call(sandbox, "schedule_transfer", from_account_id=LIN_CHECKING, payee_id="P-184", amount=50, first_date="2024-07-16", frequency="weekly", occurrences=3)
+    assert weekly["run_dates"] == ["2024-07-16", "2024-07-23", "2024-07-30"]
+    listed = call(sandbox, "list_scheduled_transfers")
+    assert [s["schedule_id"] for s in listed["scheduled_transfers"]] == ["ST-12", "ST-13", "ST-14", "ST-15"]
+    assert call(sandbox, "list_scheduled_transfers", include_cancelled=True)["count"] == 5
+    cancelled = call(sandbox, "cancel_scheduled_transfer", schedule_id="ST-12")
+    assert cancelled["status"] == "cancelled" and cancelled["payments_cancelled"] == 5
+    expect_error("schedule_already_cancelled", sandbox, "cancel_scheduled_transfer", schedule_id="ST-12")
+
+
+def test_scheduled_transfer_rules() -> None:
+    sandbox = fresh()
+    login(sandbox, LIN)
+    base = {"from_account_id": LIN_CHECKING, "payee_id": "P-181", "amount": 100}
+    expect_error("date_not_in_future", sandbox, "schedule_transfer", **base, first_date="2024-07-15")
+    expect_error("date_too_far", sandbox, "schedule_transfer", **base, first_date="2025-07-16")
+    expect_error("invalid_date", sandbox, "schedule_transfer", **base, first_date="2024-02-30")
+    expect_error("invalid_occurrences", sandbox, "schedule_transfer", **base, first_date="2024-08-01", frequency="monthly")
+    expect_error("invalid_occurrences", sandbox, "schedule_transfer", **base, first_date="2024-08-01", occurrences=3)
+    expect_error("invalid_frequency", sandbox, "schedule_transfer", **base, first_date="2024-08-01", frequency="daily", occurrences=2)
+    expect_error("payee_abroad", sandbox, "schedule_transfer", **{**base, "payee_id": "P-183"}, first_date="2024-08-01")
+    expect_error("daily_limit_exceeded", sandbox, "schedule_transfer", **{**base, "amount": 50000.01}, first_date="2024-08-01")
+    expect_error("unknown_payee", sandbox, "schedule_transfer", **{**base, "payee_id": "P-201"}, first_date="2024-08-01")
+    expect_error("invalid_amount", sandbox, "schedule_transfer", **{**base, "amount": 0}, first_date="2024-08-01")
+    login(sandbox, HUANG)
+    expect_error("account_frozen", sandbox, "schedule_transfer", from_account_id="6214830389000103", payee_id="P-206", amount=10, first_date="2024-08-01")
+    expect_error("unknown_schedule", sandbox, "cancel_scheduled_transfer", schedule_id="ST-12")  # Lin Yue's, not Huang Min's
+
+
+def test_pay_a_bill_by_its_reference() -> None:
+    sandbox = fresh()
+    login(sandbox, LIN)
+    paid = call(sandbox, "pay_bill", biller="city_power", reference="3300-518-821", amount=186.5, from_account_id=LIN_CHECKING)
+    assert paid["amount_still_due"] == 0.0 and paid["balance"] == 25376.12 and paid["transaction_id"] == "T87028"
+    assert sandbox.data["transactions"][-1]["type"] == "bill_payment"
+    expect_error("bill_already_paid", sandbox, "pay_bill", biller="city_power", reference="3300518821", amount=1, from_account_id=LIN_CHECKING)
+    part = call(sandbox, "pay_bill", biller="city_water", reference="5507211846", amount=100, from_account_id=LIN_CHECKING)
+    assert part["amount_still_due"] == 43.8, "anyone's bill can be paid, partly"
+    expect_error("amount_exceeds_due", sandbox, "pay_bill", biller="brightbank_card", reference="4392260011047731", amount=2356.41, from_account_id=LIN_CHECKING)
+    expect_error("bill_not_found", sandbox, "pay_bill", biller="city_gas", reference="3300518821", amount=10, from_account_id=LIN_CHECKING)
+    expect_error("unknown_biller", sandbox, "pay_bill", biller="city_heating", reference="3300518821", amount=10, from_account_id=LIN_CHECKING)
+    expect_error("unknown_account", sandbox, "pay_bill", biller="city_gas", reference="8801172093", amount=10, from_account_id="6214830117000101")
+    expect_error("invalid_amount", sandbox, "pay_bill", biller="city_gas", reference="8801172093", amount=-1, from_account_id=LIN_CHECKING)
+    assert call(sandbox, "get_transfer_limit")["used_today"] == 0.0, "bills do not use the transfer limit"
+    poor = fresh({"accounts": {"6214830452000101": {"balance": 2000.0}}})
+    login(poor, WU)
+    expect_error("insufficient_funds", poor, "pay_bill", biller="brightbank_card", reference="4392260011047731", amount=2356.4, from_account_id="6214830452000101")
+    login(sandbox, HUANG)
+    expect_error("account_frozen", sandbox, "pay_bill", biller="city_gas", reference="8801172093", amount=10, from_account_id="6214830389000103")
+
+
+def test_exchange_rates_need_no_login() -> None:
+    sandbox = fresh()
+    assert call(sandbox, "get_exchange_rate", currency="GBP", amount=500) == {
+        "currency": "GBP", "cny_per_unit": 9.381, "foreign_amount": 500.0, "cny_amount": 4690.5, "rate_date": "2024-07-15",
+    }
+    assert call(sandbox, "get_exchange_rate", currency="CAD", amount=10000, amount_in="CNY")["foreign_amount"] == 1881.47
+    expect_error("unsupported_currency", sandbox, "get_exchange_rate", currency="CHF")
+    expect_error("invalid_amount", sandbox, "get_exchange_rate", currency="USD", amount=-5)
+
+
+def test_payees_abroad() -> None:
+    sandbox = fresh()
+    login(sandbox, LIN)
+    payees = call(sandbox, "bank_list_payees")["payees"]
+    assert payees[2] == {"payee_id": "P-183", "name": "Emma Clarke", "account_number": "GB33BUKB20201555555555",
+                         "bank_name": "Barclays Bank (巴克莱银行)", "swift_code": "BUKBGB22", "country": "GB", "currency": "GBP"}
+    assert set(payees[0]) == {"payee_id", "name", "account_number", "bank_name"}
+    added = call(sandbox, "add_international_payee", name="Olivia Brown", account_number="062-000 12345678".replace("-", ""),
+                 swift_code="ctbaau2s", bank_name="Commonwealth Bank", country="AU", currency="AUD")
+    assert added["payee_id"] == "P-208" and added["swift_code"] == "CTBAAU2S" and added["account_number"] == "06200012345678"
+    gb = {"name": "Tom Hale", "swift_code": "NWBKGB2L", "bank_name": "NatWest", "country": "GB", "currency": "GBP"}
+    expect_error("invalid_payee", sandbox, "add_international_payee", **gb, account_number="12345678")
+    expect_error("invalid_payee", sandbox, "add_international_payee", **{**gb, "swift_code": "NWBKUS33"}, account_number="GB29NWBK60161331926819")
+    expect_error("currency_not_of_country", sandbox, "add_international_payee", **{**gb, "currency": "EUR"}, account_number="GB29NWBK60161331926819")
+    expect_error("unsupported_country", sandbox, "add_international_payee", **{**gb, "country": "FR"}, account_number="GB29NWBK60161331926819")
+    expect_error("payee_already_exists", sandbox, "add_international_payee", **{**gb, "swift_code": "BUKBGB22"}, account_number="GB33 BUKB 2020 1555 5555 55")
+    expect_error("payee_abroad", sandbox, "transfer_to_payee", from_account_id=LIN_CHECKING, payee_id="P-183", amount=100)
+
+
+def test_send_money_abroad() -> None:
+    sandbox = fresh()
+    login(sandbox, LIN)
+    sent = call(sandbox, "send_international_transfer", from_account_id=LIN_CHECKING, payee_id="P-183", amount=500, purpose="family_support", memo="Happy birthday")
+    assert (sent["foreign_amount"], sent["cny_amount"], sent["fee"], sent["total_debited"]) == (500.0, 4690.5, 200.0, 4890.5)
+    assert sent["balance"] == 20672.12 and sent["transfer_id"] == "IT-41" and sent["expected_arrival"] == "2024-07-17"
+    assert sent["fx_quota_left_usd"] == round(50000 - 12003.30 - 645.36, 2)
+    assert [t["type"] for t in sandbox.data["transactions"][-2:]] == ["international_transfer_out", "fee"]
+    by_cny = call(sandbox, "send_international_transfer", from_account_id=LIN_SAVINGS, payee_id="P-182", amount=100000, purpose="tuition", amount_in="CNY")
+    assert by_cny["foreign_amount"] == 18814.68 and by_cny["fee"] == 250.0 and by_cny["total_debited"] == 100250.0
+    assert call(sandbox, "get_transfer_limit")["used_today"] == 0.0, "transfers abroad use the yearly allowance, not the daily limit"
+    error = expect_error("annual_fx_quota_exceeded", sandbox, "send_international_transfer", from_account_id=LIN_SAVINGS, payee_id="P-182", amount=40000, purpose="tuition")
+    assert error.details["requested_usd"] == 29251.51
+    expect_error("payee_not_abroad", sandbox, "send_international_transfer", from_account_id=LIN_CHECKING, payee_id="P-181", amount=100, purpose="other")
+    expect_error("invalid_purpose", sandbox, "send_international_transfer", from_account_id=LIN_CHECKING, payee_id="P-183", amount=100, purpose="gift")
+    expect_error("invalid_amount", sandbox, "send_international_transfer", from_account_id=LIN_CHECKING, payee_id="P-183", amount=5, purpose="other", amount_in="CNY")
+    expect_error("insufficient_funds", sandbox, "send_international_transfer", from_account_id=LIN_CHECKING, payee_id="P-183", amount=2200, purpose="other")
+    patched = fresh({"exchange_rates": {"cny_per_unit": {"GBP": None}}})
+    patched.data["exchange_rates"]["cny_per_unit"].pop("GBP")
+    login(patched, LIN)
+    expect_error("unsupported_currency", patched, "send_international_transfer", from_account_id=LIN_CHECKING, payee_id="P-183", amount=10, purpose="other")
+    login(sandbox, HUANG)
+    expect_error("unknown_payee", sandbox, "send_international_transfer", from_account_id="6214830389000101", payee_id="P-183", amount=10, purpose="other")
+
+
+def test_frozen_account_cannot_send_abroad() -> None:
+    sandbox = fresh({"accounts": {LIN_CHECKING: {"status": "frozen"}}})
+    login(sandbox, LIN)
+    expect_error("account_frozen", sandbox, "send_international_transfer", from_account_id=LIN_CHECKING, payee_id="P-183", amount=10, purpose="other")
 
 
 # ----------------------------------------------------------------------------- scenarios

@@ -156,3 +156,99 @@ def test_same_calls_same_results() -> None:
     first, second = script(), script()
     assert first == second
     assert first[0][1]["event_id"] == "E-215" and first[0][1]["booking_id"] == "RB-561"
+
+
+# ----------------------------------------------------------------------------- repeating events, proposals, time zones
+
+
+def test_create_a_repeating_event() -> None:
+    sandbox = fresh()
+    weekly = run(sandbox, "create_recurring_event", title="1:1 with Priya", start="2024-07-16T11:00", frequency="weekly",
+                 duration_minutes=30, weekdays=["tue", "thu"], count=4, attendees=["Priya"])
+    assert weekly["series_id"] == "SR-3" and weekly["event_ids"] == ["E-215", "E-216", "E-217", "E-218"]
+    assert weekly["starts"] == ["2024-07-16T11:00", "2024-07-18T11:00", "2024-07-23T11:00", "2024-07-25T11:00"]
+    assert [c["occurrence"] for c in weekly["conflicts"]] == ["E-215"], "E-204 at 11:00 on Tuesday"
+    assert sandbox.data["events"]["E-217"]["attendees"] == [{"name": "Priya Raman", "email": "priya.raman@northpeak.example", "response": "pending"}]
+    daily = run(sandbox, "create_recurring_event", title="Stretch", start="2024-07-19T17:50", frequency="weekdays", duration_minutes=10, until="2024-07-24")
+    assert daily["starts"] == ["2024-07-19T17:50", "2024-07-22T17:50", "2024-07-23T17:50", "2024-07-24T17:50"]
+    monthly = run(sandbox, "create_recurring_event", title="Rent", start="2024-07-31T09:00", frequency="monthly", count=3)
+    assert monthly["starts"] == ["2024-07-31T09:00", "2024-08-31T09:00", "2024-10-31T09:00"], "September has no 31st"
+    fortnight = run(sandbox, "create_recurring_event", title="Book club", start="2024-07-20T10:00", frequency="every_two_weeks", until="2024-08-31")
+    assert fortnight["count"] == 4
+    assert run(sandbox, "list_events", date="2024-07-18")["count"] == 3
+
+
+def test_repeating_event_rules() -> None:
+    sandbox = fresh()
+    base = {"title": "X", "start": "2024-07-16T11:00", "frequency": "weekly"}
+    assert error_kind(sandbox, "create_recurring_event", **base) == "invalid_recurrence"
+    assert error_kind(sandbox, "create_recurring_event", **base, count=3, until="2024-08-01") == "invalid_recurrence"
+    assert error_kind(sandbox, "create_recurring_event", **base, count=3, weekdays=["wed"]) == "invalid_recurrence"
+    assert error_kind(sandbox, "create_recurring_event", **{**base, "frequency": "daily"}, count=3, weekdays=["tue"]) == "invalid_recurrence"
+    assert error_kind(sandbox, "create_recurring_event", **base, until="2024-07-01") == "invalid_recurrence"
+    assert error_kind(sandbox, "create_recurring_event", **{**base, "frequency": "weekdays", "start": "2024-07-20T09:00"}, count=3) == "invalid_recurrence"
+    assert error_kind(sandbox, "create_recurring_event", **{**base, "frequency": "daily"}, until="2024-12-31") == "too_many_occurrences"
+    assert error_kind(sandbox, "create_recurring_event", **base, until="2024-02-30") == "invalid_date"
+    assert error_kind(sandbox, "create_recurring_event", **{**base, "start": "2024-07-15T08:00"}, count=2) == "time_in_past"
+    assert error_kind(sandbox, "create_recurring_event", **{**base, "start": "2024-07-16T25:00"}, count=2) == "invalid_time"
+    assert error_kind(sandbox, "create_recurring_event", **base, count=2, attendees=["Nobody Known"]) == "unknown_person"
+    assert sandbox.state["counters"] == STATE["counters"], "failed calls take no id"
+
+
+def test_cancel_a_series_or_its_later_part() -> None:
+    sandbox = fresh(clock="2024-07-24T12:00:00+08:00")
+    one = run(sandbox, "cancel_event", event_id="E-184")
+    assert one["status"] == "cancelled"
+    following = run(sandbox, "cancel_event_series", event_id="E-187", scope="this_and_following", message="Moving to async updates")
+    assert following["cancelled"] == ["E-187", "E-188", "E-189"] and following["notified"] == [
+        "guo.ming@northpeak.example", "li.nan@northpeak.example", "zhang.wei@northpeak.example"]
+    rest = run(sandbox, "cancel_event_series", event_id="E-180", notify_attendees=False)
+    assert rest["cancelled"] == ["E-183", "E-185", "E-186"] and rest["notified"] == [] and rest["message"] is None, "past ones stay, cancelled ones are skipped"
+    assert sandbox.data["events"]["E-180"]["status"] == "confirmed"
+    assert error_kind(sandbox, "cancel_event_series", event_id="E-190") == "not_organizer"
+    assert error_kind(sandbox, "cancel_event_series", event_id="E-214") == "not_a_series"
+    assert error_kind(sandbox, "cancel_event_series", event_id="E-187") == "event_cancelled"
+    assert error_kind(sandbox, "cancel_event_series", event_id="E-999") == "event_not_found"
+
+
+def test_cancelling_a_series_releases_its_rooms() -> None:
+    sandbox = fresh()
+    series = run(sandbox, "create_recurring_event", title="Retro", start="2024-07-19T16:00", frequency="weekly", count=2)
+    booking = run(sandbox, "book_meeting_room", room="Pine", start="2024-07-26T16:00", duration_minutes=60, event_id=series["event_ids"][1])
+    result = run(sandbox, "cancel_event_series", event_id=series["event_ids"][0])
+    assert result["released_room_bookings"] == [booking["booking_id"]]
+    assert sandbox.data["room_bookings"][booking["booking_id"]]["status"] == "cancelled"
+
+
+def test_propose_a_new_time_for_someone_elses_meeting() -> None:
+    sandbox = fresh()
+    proposal = run(sandbox, "propose_new_time", event_id="E-205", new_start="2024-07-17T10:00", comment="Clashes with a customer call")
+    assert proposal == {
+        "event_id": "E-205", "title": "Q3 roadmap review", "organizer": "guo.ming@northpeak.example",
+        "current_start": "2024-07-16T15:00", "proposed_start": "2024-07-17T10:00", "proposed_end": "2024-07-17T11:30",
+        "my_response": "tentative", "comment": "Clashes with a customer call", "conflicts": [],
+    }
+    assert sandbox.data["events"]["E-205"]["start"] == "2024-07-16T15:00", "only the organiser moves it"
+    declined = run(sandbox, "propose_new_time", event_id="E-190", new_start="2024-07-23T17:00", response="decline")
+    assert declined["my_response"] == "declined"
+    assert error_kind(sandbox, "propose_new_time", event_id="E-204", new_start="2024-07-17T10:00") == "own_event"
+    assert error_kind(sandbox, "propose_new_time", event_id="E-205", new_start="2024-07-15T08:00") == "time_in_past"
+    assert error_kind(sandbox, "propose_new_time", event_id="E-205", new_start="2024-07-32T08:00") == "invalid_time"
+    assert error_kind(sandbox, "propose_new_time", event_id="E-999", new_start="2024-07-17T10:00") == "event_not_found"
+    cancelled = fresh({"events": {"E-205": {"status": "cancelled"}}})
+    assert error_kind(cancelled, "propose_new_time", event_id="E-205", new_start="2024-07-17T10:00") == "event_cancelled"
+
+
+def test_free_slots_respect_working_hours_abroad() -> None:
+    sandbox = fresh()
+    london = run(sandbox, "find_free_slots", date="2024-07-17", duration_minutes=30, attendees=["Oliver Grant"])
+    assert london["free_slots"] == [{"start": "2024-07-17T17:00", "end": "2024-07-17T18:00"}], "09:00 in London is 16:00 here, and 16:00 is an interview"
+    evening = run(sandbox, "find_free_slots", date="2024-07-16", duration_minutes=60, attendees=["Oliver"], latest="23:00")
+    assert evening["free_slots"] == [{"start": "2024-07-16T18:00", "end": "2024-07-16T19:00"}, {"start": "2024-07-16T20:00", "end": "2024-07-16T23:00"}]
+    toronto = run(sandbox, "find_free_slots", date="2024-07-17", duration_minutes=45, attendees=["Sophie"], earliest="06:00", latest="23:59")
+    assert toronto["free_slots"] == [{"start": "2024-07-17T20:30", "end": "2024-07-17T23:59"}], "Tuesday in Toronto ends at 05:00 here"
+    weekend = run(sandbox, "find_free_slots", date="2024-07-20", duration_minutes=30, attendees=["Oliver Grant"], earliest="00:00", latest="23:59")
+    assert weekend["free_slots"] == [{"start": "2024-07-20T00:00", "end": "2024-07-20T00:30"}], "only the tail of Friday in London"
+    in_london = fresh(clock="2024-07-17T08:00:00+01:00")
+    slots = run(in_london, "find_free_slots", date="2024-07-17", duration_minutes=30, attendees=["Oliver Grant"])["free_slots"]
+    assert slots[0] == {"start": "2024-07-17T09:00", "end": "2024-07-17T14:00"} and slots[-1] == {"start": "2024-07-17T17:00", "end": "2024-07-17T17:30"}

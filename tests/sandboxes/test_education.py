@@ -157,3 +157,59 @@ def test_same_calls_same_state() -> None:
         return portal.state
 
     assert script() == script()
+
+
+# ----------------------------------------------------------------------------- withdrawing, grading options, office hours
+
+
+def test_withdraw_only_between_the_two_deadlines() -> None:
+    early = fresh()
+    assert error_kind(early, "withdraw_from_course", course_code="ECON101") == "still_droppable"
+    october = fresh(clock="2024-10-20T10:00:00+08:00")
+    assert error_kind(october, "drop_course", course_code="ECON101") == "drop_deadline_passed"
+    result = run(october, "withdraw_from_course", course_code="ECON101", reason="workload")
+    assert result == {"course_code": "ECON101", "status": "withdrawn", "transcript_mark": "W", "tuition_refund": 0, "reason": "workload", "total_credits": 11}
+    assert october.data["courses"]["ECON101"]["enrolled"] == 140
+    assert error_kind(october, "withdraw_from_course", course_code="ECON101") == "not_enrolled"
+    assert error_kind(october, "drop_course", course_code="ECON101") == "not_enrolled"
+    assert error_kind(october, "get_course_grades", course_code="ECON101") == "not_enrolled"
+    assert error_kind(october, "withdraw_from_course", course_code="ZZZ999") == "course_not_found"
+    late = fresh(clock="2024-11-16T10:00:00+08:00")
+    assert error_kind(late, "withdraw_from_course", course_code="LIT310") == "withdraw_deadline_passed"
+
+
+def test_change_grading_option() -> None:
+    sandbox = fresh()
+    changed = run(sandbox, "change_grading_option", course_code="ECON101", grading_option="pass_fail")
+    assert changed == {"course_code": "ECON101", "previous": "letter", "grading_option": "pass_fail", "total_credits": 14}
+    audit = run(sandbox, "change_grading_option", course_code="LIT310", grading_option="audit")
+    assert audit["total_credits"] == 11, "audited courses carry no credits"
+    assert error_kind(sandbox, "change_grading_option", course_code="CS204", grading_option="pass_fail") == "major_course_letter_only"
+    assert error_kind(sandbox, "change_grading_option", course_code="ECON101", grading_option="pass_fail") == "already_this_option"
+    assert error_kind(sandbox, "change_grading_option", course_code="PHYS150", grading_option="letter") == "not_enrolled"
+    full = fresh({"student": {"max_credits": 14}})
+    run(full, "change_grading_option", course_code="LIT310", grading_option="audit")
+    run(full, "enroll_in_course", course_code="ART120")
+    assert error_kind(full, "change_grading_option", course_code="LIT310", grading_option="letter") == "credit_limit_exceeded"
+    late = fresh(clock="2024-10-19T09:00:00+08:00")
+    assert error_kind(late, "change_grading_option", course_code="ECON101", grading_option="audit") == "grading_deadline_passed"
+
+
+def test_office_hours() -> None:
+    sandbox = fresh()
+    slot = run(sandbox, "book_office_hours", course_code="CS204", date="2024-09-24", time="15:30", topic="Queue lab edge cases", online=True)
+    assert slot == {"id": "OH-311", "start": "2024-09-24T15:30", "end": "2024-09-24T15:45", "topic": "Queue lab edge cases", "online": True,
+                    "course_code": "CS204", "instructor": "Prof. Ruth Alvarez", "location": "meet.maplewood.example/alvarez"}
+    assert error_kind(sandbox, "book_office_hours", course_code="CS204", date="2024-09-24", time="16:00", topic="x") == "one_slot_per_day"
+    assert error_kind(sandbox, "book_office_hours", course_code="CS204", date="2024-09-24", time="15:15", topic="x") == "slot_taken"
+    assert error_kind(sandbox, "book_office_hours", course_code="CS204", date="2024-09-24", time="16:50", topic="x") == "outside_office_hours"
+    assert error_kind(sandbox, "book_office_hours", course_code="CS204", date="2024-09-24", time="15:20", topic="x") == "outside_office_hours"
+    assert error_kind(sandbox, "book_office_hours", course_code="CS204", date="2024-09-25", time="15:00", topic="x") == "outside_office_hours"
+    assert error_kind(sandbox, "book_office_hours", course_code="MATH221", date="2024-09-30", time="16:20", topic="x", online=True) == "online_not_offered"
+    assert run(sandbox, "book_office_hours", course_code="MATH221", date="2024-09-30", time="16:20", topic="Rank")["location"] == "Euler Building 105"
+    assert error_kind(sandbox, "book_office_hours", course_code="MATH221", date="2024-09-23", time="09:00", topic="x") == "time_in_past"
+    assert error_kind(sandbox, "book_office_hours", course_code="MATH221", date="2024-09-31", time="16:00", topic="x") == "invalid_date"
+    assert error_kind(sandbox, "book_office_hours", course_code="JPN101", date="2024-09-30", time="16:00", topic="x") == "not_enrolled"
+    no_hours = fresh({"office_hours": {"LIT310": None}})
+    no_hours.data["office_hours"].pop("LIT310")
+    assert error_kind(no_hours, "book_office_hours", course_code="LIT310", date="2024-09-26", time="14:30", topic="x") == "no_office_hours"

@@ -129,3 +129,95 @@ def test_same_calls_same_state() -> None:
         return app.state
 
     assert script() == script()
+
+
+# ----------------------------------------------------------------------------- holds, waitlists, queue, cities abroad
+
+LONDON_EVENING = "2024-11-08T17:00:00+00:00"
+
+
+def test_hold_seats_then_buy_them() -> None:
+    sandbox = fresh()
+    hold = run(sandbox, "reserve_movie_seats", cinema="Starlight Cinema", movie="Neon Tides", start_time="2024-11-09T19:30", seats=["D7", "D8"])
+    assert hold == {"id": "SH-21", "showtime": "ST-104", "cinema": "Starlight Cinema Jing'an", "movie": "Neon Tides", "start": "2024-11-09T19:30",
+                    "seats": ["D7", "D8"], "expires_at": "2024-11-08T14:15", "status": "held", "price_per_adult": 80, "adult_total": 160}
+    assert sandbox.data["member"]["points"] == 2400 and sandbox.data["movie_bookings"] == STATE["data"]["movie_bookings"], "nothing is paid"
+    assert "D7" not in run(sandbox, "get_seat_map", showtime_id="ST-104")["free_seats_by_row"]["D"]
+    assert error_kind(sandbox, "reserve_movie_seats", cinema="Starlight Cinema", movie="Neon Tides", start_time="2024-11-09T19:30", seats=["D8"]) == "seat_taken"
+    booking = run(sandbox, "book_movie_tickets", cinema="Starlight Cinema", movie="Neon Tides", start_time="2024-11-09T19:30",
+                  tickets=[{"seat": "D7", "ticket_type": "adult"}, {"seat": "D8", "ticket_type": "student"}])
+    assert booking["total"] == 144 and sandbox.data["seat_holds"][0]["status"] == "converted"
+    run(sandbox, "reserve_movie_seats", cinema="Riverside IMAX", movie="Neon Tides", start_time="2024-11-09T21:30", seats=["A1"])
+    run(sandbox, "reserve_movie_seats", cinema="Riverside IMAX", movie="Neon Tides", start_time="2024-11-09T21:30", seats=["A2"])
+    assert error_kind(sandbox, "reserve_movie_seats", cinema="Riverside IMAX", movie="Neon Tides", start_time="2024-11-09T21:30", seats=["A3"]) == "too_many_holds"
+    assert error_kind(sandbox, "reserve_movie_seats", cinema="Starlight Cinema", movie="Neon Tides", start_time="2024-11-08T11:00", seats=["A3"]) == "showtime_not_found"
+    assert error_kind(sandbox, "reserve_movie_seats", cinema="Nowhere", movie="Neon Tides", start_time="2024-11-09T21:30", seats=["A3"]) == "cinema_not_found"
+    assert error_kind(sandbox, "reserve_movie_seats", cinema="Riverside IMAX", movie="Nope", start_time="2024-11-09T21:30", seats=["A3"]) == "movie_not_found"
+    assert error_kind(sandbox, "reserve_movie_seats", cinema="Riverside IMAX", movie="Neon Tides", start_time="2024-11-09T21:30", seats=["A4", "A4"]) == "duplicate_seat"
+    later = fresh(clock="2024-11-08T19:00:00+08:00")
+    assert error_kind(later, "reserve_movie_seats", cinema="Riverside IMAX", movie="Neon Tides", start_time="2024-11-08T18:45", seats=["A1"]) == "showtime_started"
+
+
+def test_an_expired_hold_does_not_open_the_seats_to_its_owner() -> None:
+    sandbox = fresh()
+    run(sandbox, "reserve_movie_seats", cinema="West Lake Cinema", movie="Last Train to Wuzhen", start_time="2024-11-09T18:20", seats=["C5"])
+    sandbox.advance_clock(minutes=20)
+    assert error_kind(sandbox, "book_movie_tickets", cinema="West Lake Cinema", movie="Last Train to Wuzhen", start_time="2024-11-09T18:20",
+                      tickets=[{"seat": "C5", "ticket_type": "adult"}]) == "seat_taken"
+
+
+def test_london_cinema_in_pounds() -> None:
+    sandbox = fresh(clock=LONDON_EVENING)
+    shows = run(sandbox, "search_showtimes", city="伦敦", date="2024-11-08")["showtimes"]
+    assert [(s["showtime_id"], s["currency"]) for s in shows] == [("ST-601", "GBP"), ("ST-602", "GBP")]
+    booking = run(sandbox, "book_movie_tickets", cinema="Regent Screen", movie="Neon Tides", start_time="2024-11-08T18:15",
+                  tickets=[{"seat": "E7", "ticket_type": "adult"}, {"seat": "E8", "ticket_type": "student"}], snacks=[{"item": "popcorn_large", "quantity": 1}])
+    assert (booking["total"], booking["currency"]) == (21.5 + 17.2 + 7.5, "GBP")
+    assert error_kind(sandbox, "book_movie_tickets", cinema="Regent Screen", movie="Neon Tides", start_time="2024-11-08T18:15",
+                      tickets=[{"seat": "E9", "ticket_type": "adult"}], use_points=True) == "points_not_accepted"
+    assert run(sandbox, "cancel_movie_booking", booking_id=booking["id"])["currency"] == "GBP"
+    beijing_clock = fresh()  # 14:00 in Shanghai is 06:00 in London: every London show of the day is still ahead
+    assert run(beijing_clock, "search_showtimes", city="London", date="2024-11-08")["count"] == 2
+    assert run(fresh(clock="2024-11-09T04:00:00+08:00"), "search_showtimes", city="New York", date="2024-11-08")["count"] == 1, "15:00 in New York"
+
+
+def test_concert_waitlist_only_when_sold_out() -> None:
+    sandbox = fresh()
+    entry = run(sandbox, "join_concert_waitlist", artist="Jiang Chen", date="2024-12-14", zone="floor", tickets=2, notify="sms")
+    assert entry == {"waitlist_id": "WL-56", "concert": "CO-36", "artist": "Jiang Chen", "start": "2024-12-14T19:30", "zone": "floor",
+                     "tickets": 2, "position": 3, "notify": "sms", "price_per_ticket": 480}
+    assert sandbox.data["concert_orders"] == []
+    assert error_kind(sandbox, "join_concert_waitlist", artist="江辰", date="2024-12-14", zone="floor") == "already_on_waitlist"
+    assert error_kind(sandbox, "join_concert_waitlist", artist="Jiang Chen", date="2024-12-14", zone="stand_a") == "tickets_available"
+    assert error_kind(sandbox, "join_concert_waitlist", artist="Jiang Chen", date="2024-12-14", zone="vip") == "zone_not_offered"
+    assert error_kind(sandbox, "join_concert_waitlist", artist="Jiang Chen", date="2024-12-15", zone="floor") == "concert_not_found"
+    assert error_kind(sandbox, "join_concert_waitlist", artist="Jiang Chen", date="2024-12-32", zone="floor") == "invalid_date"
+    london = run(sandbox, "join_concert_waitlist", artist="Mira Vale", date="2024-11-29", zone="floor")
+    assert london["position"] == 1 and london["currency"] == "GBP"
+
+
+def test_concerts_abroad_are_e_tickets_in_local_currency() -> None:
+    sandbox = fresh()
+    found = run(sandbox, "search_concerts", city="Toronto", start_date="2024-12-01", end_date="2024-12-31")["concerts"]
+    assert [(c["id"], c["currency"], sorted(c["zones"])) for c in found] == [("CO-39", "CAD", ["floor"])]
+    people = [{"name": "Wen Jia", "id_number": "E12345678"}]
+    order = run(sandbox, "buy_concert_tickets", artist="The Harbour Lights", date="2024-12-06", zone="floor", attendees=people)
+    assert (order["total"], order["currency"]) == (79.0, "CAD")
+    assert error_kind(sandbox, "buy_concert_tickets", artist="The Harbour Lights", date="2024-12-06", zone="floor", attendees=people, insurance=True) == "insurance_not_offered"
+    courier = {"method": "courier", "address": {"recipient": "Wen Jia", "phone": "13800000000", "address": "1 Front Street, Toronto"}}
+    assert support.error(sandbox, "buy_concert_tickets", strict_args=False, artist="The Harbour Lights", date="2024-12-06", zone="floor",
+                         attendees=people, delivery=courier).kind == "delivery_not_offered"
+
+
+def test_queue_songs_without_touching_playlists() -> None:
+    sandbox = fresh()
+    song = [{"title": "Copper Moon", "artist": "Jiang Chen"}]
+    assert error_kind(sandbox, "add_to_queue", tracks=song) == "nothing_playing"
+    run(sandbox, "start_playback", playlist="Rainy Sunday")
+    queued = run(sandbox, "add_to_queue", tracks=song)
+    assert queued == {"added": ["T-08"], "queue": ["T-08"], "device": "phone", "playlist_unchanged": "PL-2"}
+    assert run(sandbox, "add_to_queue", tracks=[{"title": "小船", "artist": "江辰"}], play_next=True)["queue"] == ["T-14", "T-08"]
+    assert sandbox.data["playlists"] == STATE["data"]["playlists"]
+    assert error_kind(sandbox, "add_to_queue", tracks=[{"title": "Unknown", "artist": "Nobody"}]) == "track_not_found"
+    full = fresh({"queue": ["T-01"] * 50, "playback": {"playing": True}})
+    assert error_kind(full, "add_to_queue", tracks=song) == "queue_full"

@@ -312,3 +312,109 @@ def test_scenario_outputs_state_facts() -> None:
     assert end["food-0011"]["session"]["user_id"] == "U-2"
     assert end["food-0011"]["users"]["U-2"]["balance"] == 73.0
     assert end["food-0012"]["orders"]["FO1008"]["total"] == 72.0
+
+
+# ============================================================================= pickup, pre-orders, other cities
+
+LONDON_EVENING = "2024-07-15T18:30:00+01:00"
+
+
+def london(patch: dict[str, Any] | None = None) -> Any:
+    sandbox = support.fresh(NAME, patch, clock=LONDON_EVENING)
+    login(sandbox, "hprice", "Hp-London9")
+    return sandbox
+
+
+def test_pickup_order_has_no_fee_no_minimum_and_a_code() -> None:
+    sandbox = fresh()
+    login(sandbox)
+    quote = support.call(sandbox, "quote_food_order", merchant_id="M-101", items=[{"item_id": "I-101-05", "quantity": 2}], fulfilment="pickup")
+    assert (quote["subtotal"], quote["delivery_fee"], quote["total"]) == (6.0, 0.0, 6.0), "below the 20 minimum, fine for pickup"
+    order = support.call(sandbox, "place_pickup_order", merchant_id="M-101", items=[{"item_id": "I-101-03", "quantity": 1}], note="不要香菜")
+    assert order == {
+        "order_id": "FO1008", "status": "pending", "fulfilment": "pickup", "subtotal": 22.0, "discount": 0.0, "total": 22.0,
+        "balance": 64.5, "ready_at": "2024-07-15T11:50", "pickup_code": "3101", "pickup_address": "杭州市西湖区文三路218号",
+    }
+    listed = support.call(sandbox, "list_food_orders")["orders"][0]
+    assert listed["order_id"] == "FO1008" and listed["fulfilment"] == "pickup"
+    detail = support.call(sandbox, "get_food_order", order_id="FO1008")
+    assert detail["address_id"] is None and detail["estimated_delivery_at"] is None and detail["pickup_code"] == "3101"
+    later = support.call(sandbox, "place_pickup_order", merchant_id="M-105", items=[{"item_id": "I-105-03", "quantity": 1}], pickup_time="12:45")
+    assert later["ready_at"] == "2024-07-15T12:45"
+    assert support.error_kind(sandbox, "place_pickup_order", merchant_id="M-105", items=[{"item_id": "I-105-03", "quantity": 1}], pickup_time="11:35") == "invalid_pickup_time"
+    assert support.error_kind(sandbox, "place_pickup_order", merchant_id="M-105", items=[{"item_id": "I-105-03", "quantity": 1}], pickup_time="20:30") == "invalid_pickup_time"
+    assert support.error_kind(sandbox, "place_pickup_order", merchant_id="M-104", items=[{"item_id": "I-104-01", "quantity": 1}]) == "merchant_closed"
+    assert support.call(sandbox, "cancel_food_order", order_id="FO1008")["refund_amount"] == 22.0
+
+
+def test_pickup_order_errors_keep_the_state() -> None:
+    sandbox = fresh({"users": {"U-1": {"balance": 5}}})
+    login(sandbox)
+    items = [{"item_id": "I-101-01", "quantity": 1}]
+    assert support.error_kind(sandbox, "place_pickup_order", merchant_id="M-101", items=items) == "insufficient_balance"
+    assert support.error_kind(sandbox, "place_pickup_order", merchant_id="M-101", items=[{"item_id": "I-101-04", "quantity": 1}]) == "item_sold_out"
+    assert support.error_kind(sandbox, "place_pickup_order", merchant_id="M-999", items=items) == "merchant_not_found"
+    assert support.error_kind(sandbox, "place_pickup_order", merchant_id="M-201", items=[{"item_id": "I-201-01", "quantity": 1}]) == "merchant_in_another_city"
+    assert support.error_kind(sandbox, "place_pickup_order", merchant_id="M-101", items=[{"item_id": "I-102-01", "quantity": 1}]) == "item_not_on_menu"
+    assert support.error_kind(sandbox, "place_pickup_order", merchant_id="M-101", items=items, coupon_code="LUNCH10") == "coupon_min_spend_not_met"
+
+
+def test_pre_order_for_later_even_when_closed_now() -> None:
+    sandbox = fresh()
+    login(sandbox)
+    items = [{"item_id": "I-104-01", "quantity": 2}]
+    assert support.error_kind(sandbox, "place_food_order", merchant_id="M-104", items=items, address_id="A-1") == "merchant_closed"
+    quote = support.call(sandbox, "quote_food_order", merchant_id="M-104", items=items, deliver_at="2024-07-15T19:30")
+    assert quote["total"] == 56.0
+    order = support.call(sandbox, "schedule_food_order", merchant_id="M-104", items=items, address_id="A-1", deliver_at="2024-07-15T19:30", note="Ring twice")
+    assert order["status"] == "scheduled" and order["deliver_at"] == "2024-07-15T19:30" and order["total"] == 56.0 and order["balance"] == 30.5
+    assert support.call(sandbox, "list_food_orders", status="scheduled")["orders"][0]["order_id"] == order["order_id"]
+    for when, kind in [
+        ("2024-07-15T12:00", "invalid_delivery_time"),  # less than an hour from now
+        ("2024-07-17T12:00", "invalid_delivery_time"),  # more than two days ahead
+        ("2024-07-15T17:20", "merchant_closed_at_time"),  # it would have to cook before it opens at 17:00
+        ("2024-07-16T02:30", "merchant_closed_at_time"),  # after closing
+        ("2024-07-15 19:30", "invalid_delivery_time"),
+    ]:
+        assert support.error(sandbox, "schedule_food_order", strict_args=False, merchant_id="M-104", items=items, address_id="A-1", deliver_at=when).kind == kind, when
+    assert support.error_kind(sandbox, "schedule_food_order", merchant_id="M-104", items=items, address_id="A-3", deliver_at="2024-07-15T21:00") == "address_not_found"
+    assert support.error_kind(sandbox, "quote_food_order", merchant_id="M-104", items=items, fulfilment="pickup", deliver_at="2024-07-15T21:00") == "delivery_time_for_pickup"
+    cancelled = support.call(sandbox, "cancel_food_order", order_id=order["order_id"])
+    assert cancelled["refund_amount"] == 56.0 and cancelled["balance"] == 86.5
+    poor = fresh({"users": {"U-1": {"balance": 10}}})
+    login(poor)
+    assert support.error_kind(poor, "schedule_food_order", merchant_id="M-104", items=items, address_id="A-1", deliver_at="2024-07-15T21:00") == "insufficient_balance"
+
+
+def test_london_and_toronto_serve_their_own_accounts_in_their_currency() -> None:
+    sandbox = support.fresh(NAME, clock=LONDON_EVENING)
+    assert support.call(sandbox, "search_merchants", cuisine="italian")["merchants"][0]["merchant_id"] == "M-103", "Hangzhou without a login"
+    found = support.call(sandbox, "search_merchants", city="伦敦", open_now=True)
+    assert [m["merchant_id"] for m in found["merchants"]] == ["M-201", "M-202", "M-203", "M-204"], "the salad bar closes at 16:00"
+    assert all(m["currency"] == "GBP" for m in found["merchants"])
+    assert support.call(sandbox, "search_merchants", keyword="tiramisu", city="London")["merchants"][0]["matched_items"] == ["I-204-04"]
+    assert support.error_kind(sandbox, "search_merchants", city="Paris") == "city_not_served"
+    login(sandbox, "hprice", "Hp-London9")
+    assert [m["merchant_id"] for m in support.call(sandbox, "search_merchants", cuisine="cantonese")["merchants"]] == ["M-203"], "the account's city by default"
+    assert support.call(sandbox, "food_get_balance")["currency"] == "GBP"
+    menu = support.call(sandbox, "get_menu", merchant_id="M-201")
+    assert menu["currency"] == "GBP" and menu["is_open"] is True
+    order = support.call(sandbox, "place_food_order", merchant_id="M-201", items=[{"item_id": "I-201-01", "quantity": 1}], address_id="A-91")
+    assert (order["total"], order["balance"], order["currency"]) == (17.49, 0.91, "GBP")
+    assert order["estimated_delivery_at"] == "2024-07-15T19:05:00+01:00"
+    assert support.error_kind(sandbox, "place_food_order", merchant_id="M-101", items=[{"item_id": "I-101-01", "quantity": 1}], address_id="A-91") == "merchant_in_another_city"
+    assert support.error_kind(sandbox, "food_top_up", amount=300, payment_method="apple_pay") == "invalid_amount"
+    assert support.call(sandbox, "food_top_up", amount=250, payment_method="apple_pay")["balance"] == 250.91
+    coupons = support.call(sandbox, "list_food_coupons")["coupons"]
+    assert [(c["code"], c["currency"]) for c in coupons] == [("SPICE5", "GBP"), ("FRIDAY3", "GBP")]
+    assert [o["order_id"] for o in support.call(sandbox, "list_food_orders")["orders"]] == ["FO1008", "FO0902", "FO0901"]
+
+
+def test_opening_hours_are_local_to_the_restaurant() -> None:
+    sandbox = fresh()  # 11:30 in Hangzhou is 04:30 in London and 23:30 on Sunday in Toronto
+    assert support.call(sandbox, "get_menu", merchant_id="M-202")["is_open"] is False
+    assert support.call(sandbox, "get_menu", merchant_id="M-301")["is_open"] is True
+    assert support.call(sandbox, "get_menu", merchant_id="M-302")["is_open"] is False
+    login(sandbox, "kwong", "Kw_Tor2024")
+    order = support.call(sandbox, "place_pickup_order", merchant_id="M-301", items=[{"item_id": "I-301-01", "quantity": 2}])
+    assert order["ready_at"] == "2024-07-14T23:50" and order["currency"] == "CAD" and order["total"] == 21.9

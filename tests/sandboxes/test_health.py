@@ -31,7 +31,7 @@ def test_state_shape() -> None:
     assert STATE["sandbox"] == "health"
     data = STATE["data"]
     assert {"profile", "doctors", "appointments", "medication_reminders", "logs", "shares"} <= data.keys()
-    for rows, counter in [(STATE["data"]["appointments"], "appointment"), (STATE["data"]["medication_reminders"], "medication"), (STATE["data"]["logs"]["heart_rate"] + STATE["data"]["logs"]["blood_pressure"], "reading"), (STATE["data"]["logs"]["symptom_notes"], "note")]:
+    for rows, counter in [(STATE["data"]["appointments"], "appointment"), (STATE["data"]["medication_reminders"], "medication"), (STATE["data"]["logs"]["heart_rate"] + STATE["data"]["logs"]["blood_pressure"] + STATE["data"]["logs"]["weight"], "reading"), (STATE["data"]["logs"]["symptom_notes"], "note"), (STATE["data"]["consultations"], "consultation")]:
         ids = [int(row["id"].split("-")[1]) for row in rows]
         assert len(ids) == len(set(ids)), counter
         assert max(ids) <= STATE["counters"][counter], f"counter {counter} would reissue an id"
@@ -43,12 +43,16 @@ def test_state_shape() -> None:
 def test_doctor_search_and_slots() -> None:
     app = fresh()
     found = run(app, "search_doctors", department="cardiology", date="2024-10-17")["doctors"]
-    assert [d["id"] for d in found] == ["DR-102"]
+    assert [d["id"] for d in found] == ["DR-102", "DR-114"]  # best rated first
     assert "14:00" not in found[0]["free_slots"] and found[0]["free_slots"][0] == "13:30"
+    assert found[1]["free_slots"] == [], "Luo Jian does not work on Thursdays"
     assert run(app, "search_doctors", department="dermatology", accepts_insurance=True)["count"] == 0
     assert run(app, "search_doctors", department="psychiatry", language="english", visit_type="video")["count"] == 1
-    today = run(app, "search_doctors", department="general_practice", date="2024-10-14")["doctors"][0]["free_slots"]
+    gps = run(app, "search_doctors", department="general_practice", date="2024-10-14")["doctors"]
+    assert [d["id"] for d in gps] == ["DR-112", "DR-101", "DR-111"]
+    today = next(d for d in gps if d["id"] == "DR-101")["free_slots"]
     assert today[0] == "09:00"  # 08:30 now: earlier slots are gone
+    assert [d["id"] for d in run(app, "search_doctors", department="general_practice", accepts_insurance=True, visit_type="video")["doctors"]] == ["DR-101"]
 
 
 def test_booking_rules() -> None:
@@ -158,3 +162,54 @@ def test_same_calls_same_state() -> None:
         return app.state
 
     assert script() == script()
+
+
+# ----------------------------------------------------------------------------- rescheduling, online consultations, weight
+
+
+def test_reschedule_keeps_the_doctor_and_the_visit() -> None:
+    sandbox = fresh()
+    moved = run(sandbox, "reschedule_doctor_appointment", appointment_id="AP-2001", new_date="2024-10-15", new_time="16:30")
+    assert moved["time"] == "2024-10-15T16:30" and moved["previous_time"] == "2024-10-17T14:00" and moved["doctor"] == "Helen Zhou"
+    assert moved["use_insurance"] is True and moved["reminder_minutes_before"] == 120
+    assert "14:00" in run(sandbox, "search_doctors", department="cardiology", date="2024-10-17")["doctors"][0]["free_slots"], "the old slot is free again"
+    assert error_kind(sandbox, "reschedule_doctor_appointment", appointment_id="AP-2001", new_date="2024-10-15", new_time="16:30") == "same_time"
+    assert error_kind(sandbox, "reschedule_doctor_appointment", appointment_id="AP-2001", new_date="2024-10-16", new_time="14:00") == "outside_hours"
+    assert error_kind(sandbox, "reschedule_doctor_appointment", appointment_id="AP-2002", new_date="2024-10-16", new_time="10:00") == "not_changeable"
+    assert error_kind(sandbox, "reschedule_doctor_appointment", appointment_id="AP-9999", new_date="2024-10-16", new_time="10:00") == "appointment_not_found"
+    assert error_kind(sandbox, "reschedule_doctor_appointment", appointment_id="AP-2001", new_date="2024-10-14", new_time="08:00") == "time_in_past"
+    assert error_kind(sandbox, "reschedule_doctor_appointment", appointment_id="AP-2001", new_date="2024-10-32", new_time="08:00") == "invalid_time"
+    other = run(sandbox, "book_doctor_appointment", doctor="Fang Yu", date="2024-10-15", time="10:00", visit_type="video")
+    assert error_kind(sandbox, "reschedule_doctor_appointment", appointment_id="AP-2001", new_date="2024-10-15", new_time="10:00") == "outside_hours"
+    busy = fresh({"appointments": STATE["data"]["appointments"] + [{**STATE["data"]["appointments"][0], "id": "AP-1999", "doctor_id": "DR-101", "time": "2024-10-15T13:30"}]})
+    assert error_kind(busy, "reschedule_doctor_appointment", appointment_id="AP-2001", new_date="2024-10-15", new_time="13:30") == "double_booked"
+    taken = fresh({"appointments": STATE["data"]["appointments"] + [{**STATE["data"]["appointments"][0], "id": "AP-1999", "time": "2024-10-15T14:00"}]})
+    assert error_kind(taken, "reschedule_doctor_appointment", appointment_id="AP-2001", new_date="2024-10-15", new_time="14:00") == "slot_taken"
+    late = fresh(clock="2024-10-17T12:30:00+08:00")
+    assert error_kind(late, "reschedule_doctor_appointment", appointment_id="AP-2001", new_date="2024-10-22", new_time="14:00") == "too_late_to_change"
+    assert other["id"] == "AP-2004"
+
+
+def test_online_consultation_now() -> None:
+    sandbox = fresh()
+    consultation = run(sandbox, "start_online_consultation", department="general_practice", symptoms=["fever", "cough"])
+    assert consultation == {
+        "id": "CO-81", "doctor": "Alice Morgan", "department": "general_practice", "mode": "video", "language": "english",
+        "symptoms": ["fever", "cough"], "requested_at": "2024-10-14T08:30", "expected_start": "2024-10-14T08:35", "fee": 45, "status": "waiting",
+    }
+    assert error_kind(sandbox, "start_online_consultation", department="pediatrics", symptoms=["rash"]) == "consultation_in_progress"
+    chinese = fresh()
+    assert run(chinese, "start_online_consultation", department="general_practice", symptoms=["咳嗽"], mode="chat", language="mandarin")["doctor"] == "Zheng Lu"
+    assert error_kind(fresh(), "start_online_consultation", department="psychiatry", symptoms=["insomnia"]) == "no_doctor_available"
+    assert error_kind(fresh(), "start_online_consultation", department="dermatology", symptoms=["rash"], mode="video") == "no_doctor_available"
+    assert len(fresh().data["appointments"]) == 3
+
+
+def test_log_weight_and_summarise_it() -> None:
+    sandbox = fresh()
+    reading = run(sandbox, "log_body_weight", weight_kg=57.83, measured_at="2024-10-14T07:30", body_fat_percent=24.0)
+    assert reading == {"id": "WT-541", "weight_kg": 57.8, "measured_at": "2024-10-14T07:30", "body_fat_percent": 24.0, "bmi": 21.2}
+    summary = run(sandbox, "get_health_summary", start_date="2024-10-07", end_date="2024-10-14", metrics=["weight"])["summary"]
+    assert summary["weight"] == {"readings": 3, "latest_kg": 57.8, "change_kg": -0.8}
+    assert error_kind(sandbox, "log_body_weight", weight_kg=58, measured_at="2024-10-14T09:00") == "time_in_future"
+    assert error_kind(sandbox, "log_body_weight", weight_kg=58, measured_at="2024-10-14T25:00") == "invalid_time"

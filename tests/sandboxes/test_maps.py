@@ -207,3 +207,60 @@ def test_ids_and_results_are_deterministic() -> None:
         return out, sandbox.state
 
     assert script() == script()
+
+
+# ----------------------------------------------------------------------------- London, places along a route
+
+LONDON_MORNING = "2024-07-15T08:30:00+01:00"
+
+
+def test_london_routes_use_local_time_and_pounds() -> None:
+    sandbox = fresh(clock=LONDON_MORNING)
+    tube = run(sandbox, "plan_route", origin="King's Cross", destination="British Museum", mode="transit")
+    assert tube["depart_at"] == "2024-07-15T08:30" and tube["toll_cny"] is None and tube["fare_cny"] is None
+    assert tube["local_costs"] == {"currency": "GBP", "toll": None, "fare": 2.8}
+    far = run(sandbox, "plan_route", origin="Heathrow Airport", destination="King's Cross St Pancras Station", mode="transit")
+    assert far["local_costs"]["fare"] == 3.5 and far["distance_km"] > 8
+    drive = run(sandbox, "plan_route", origin="LHR", destination="伦敦办公室")
+    assert drive["local_costs"] == {"currency": "GBP", "toll": 0.0, "fare": None}, "no tolled motorway in the London settings"
+    assert "local_costs" not in run(sandbox, "plan_route", origin="Home", destination="Work"), "Hangzhou routes keep their shape"
+    assert error_kind(sandbox, "plan_route", origin="Home", destination="British Museum") == "different_cities"
+    assert error_kind(sandbox, "estimate_travel_time", origin="Tower Bridge", destination="West Lake") == "different_cities"
+    walk = run(sandbox, "estimate_travel_time", origin="Covent Garden", destination="Hyde Park", mode="walking", depart_at="2024-07-15T12:00")
+    assert walk["depart_at"] == "2024-07-15T12:00" and walk["duration_min"] > 30
+    rush = run(sandbox, "estimate_travel_time", origin="Heathrow Airport", destination="Tower Bridge", depart_at="2024-07-15T08:40")
+    assert rush["rush_hour"] is True
+    assert run(sandbox, "get_place_details", place_id="PL-902")["open_now"] is False, "the museum opens at 10:00 London time"
+    assert run(fresh(), "get_place_details", place_id="PL-902")["open_now"] is False, "10:00 in Hangzhou is 03:00 in London"
+    assert run(fresh(clock="2024-07-15T18:00:00+08:00"), "get_place_details", place_id="PL-902")["open_now"] is True
+
+
+def test_london_places_are_found_in_both_languages() -> None:
+    sandbox = fresh(clock=LONDON_MORNING)
+    assert run(sandbox, "geocode_place", query="大英博物馆")["results"][0]["place_id"] == "PL-902"
+    near = run(sandbox, "search_nearby", location="Borough Market", category="cafe", radius_m=200)
+    assert [r["place_id"] for r in near["results"]] == ["PL-909"] and near["results"][0]["distance_m"] == 20
+    assert run(sandbox, "search_nearby", location="托特纳姆宫路站", keyword="药店", radius_m=805)["results"][0]["name"] == "Boots Piccadilly Circus"
+
+
+def test_find_places_along_a_route() -> None:
+    sandbox = fresh()
+    along = run(sandbox, "find_along_route", origin="Home", destination="Hangzhou East Railway Station", category="cafe", max_detour_m=3000)
+    assert [r["place_id"] for r in along["results"]] == ["PL-303", "PL-302"], "least detour first, not nearest first"
+    assert along["results"][0]["detour_m"] <= along["results"][1]["detour_m"]
+    around_home = run(sandbox, "search_nearby", location="Home", category="cafe", radius_m=3000)
+    assert [r["place_id"] for r in around_home["results"]] == ["PL-302"], "search_nearby looks only around one place"
+    fuel = run(sandbox, "find_along_route", origin="Work", destination="Xiaoshan International Airport", category="gas_station", max_detour_m=2000)
+    assert [r["place_id"] for r in fuel["results"]] == ["PL-402"]
+    assert run(sandbox, "find_along_route", origin="Home", destination="Work", keyword="pharmacy", max_detour_m=100)["count"] == 0
+    london = fresh(clock=LONDON_MORNING)
+    charge = run(london, "find_along_route", origin="Heathrow", destination="London office", category="charging_station", max_detour_m=3000)
+    assert [r["place_id"] for r in charge["results"]] == ["PL-912"]
+    assert error_kind(sandbox, "find_along_route", origin="Home", destination="家") == "same_place"
+    assert error_kind(sandbox, "find_along_route", origin="Home", destination="Hyde Park") == "different_cities"
+    assert error_kind(sandbox, "find_along_route", origin="Nowhere Land", destination="Work") == "place_not_found"
+    assert error(sandbox, "find_along_route", origin="Home", destination="Work", mode="flying") == "unsupported_mode"
+
+
+def error(sandbox: Sandbox, api: str, **args: Any) -> str:
+    return support.error(sandbox, api, strict_args=False, **args).kind

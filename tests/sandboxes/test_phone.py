@@ -31,7 +31,8 @@ def test_state_shape() -> None:
     assert {"device", "contacts", "messages", "reminders", "alarms"} <= data.keys()
     # Near capacity, so that one patch of message_capacity makes storage full.
     assert data["device"]["message_capacity"] - len(data["messages"]) == 2
-    for table, counter in [("contacts", "contact"), ("messages", "message"), ("reminders", "reminder"), ("alarms", "alarm")]:
+    for table, counter in [("contacts", "contact"), ("messages", "message"), ("reminders", "reminder"), ("alarms", "alarm"),
+                           ("scheduled_messages", "scheduled_message"), ("timers", "timer")]:
         ids = [int(row["id"].split("-")[1]) for row in data[table]]
         assert len(ids) == len(set(ids)), table
         assert max(ids) <= STATE["counters"][counter], f"counter {counter} would reissue an id"
@@ -183,3 +184,42 @@ def test_every_api_returns_valid_json() -> None:
     assert "password" not in json.dumps(status)
     run(sandbox, "turn_off_wifi")
     assert run(sandbox, "turn_off_wifi") == {"wifi": False, "changed": False}
+
+
+# ----------------------------------------------------------------------------- scheduled messages and timers
+
+
+def test_schedule_a_message_for_later() -> None:
+    sandbox = fresh({"device": {"wifi": False, "message_capacity": 18}})  # neither network nor storage is needed yet
+    scheduled = run(sandbox, "schedule_message", receiver="Emma", content="Happy birthday!", send_at="2024-07-16T16:00")
+    assert scheduled == {"id": "SM-3", "contact": "Emma Clarke", "number": "+447700900123", "text": "Happy birthday!",
+                         "send_at": "2024-07-16T16:00", "status": "scheduled"}
+    assert len(sandbox.data["messages"]) == 18, "nothing is stored until it is sent"
+    listed = run(sandbox, "list_scheduled_messages")
+    assert [m["id"] for m in listed["scheduled_messages"]] == ["SM-3", "SM-2", "SM-1"]
+    assert run(sandbox, "cancel_scheduled_message", scheduled_id="SM-2")["status"] == "cancelled"
+    assert error_kind(sandbox, "cancel_scheduled_message", scheduled_id="SM-2") == "already_cancelled"
+    assert error_kind(sandbox, "cancel_scheduled_message", scheduled_id="SM-9") == "scheduled_message_not_found"
+    assert run(sandbox, "list_scheduled_messages")["count"] == 2
+    assert run(sandbox, "list_scheduled_messages", include_cancelled=True)["count"] == 3
+
+
+def test_scheduled_message_rules() -> None:
+    sandbox = fresh()
+    assert error_kind(sandbox, "schedule_message", receiver="Li", content="hi", send_at="2024-07-16T10:00") == "unknown_contact"
+    assert error_kind(sandbox, "schedule_message", receiver="Mom", content="hi", send_at="2024-07-15T09:00") == "time_in_past"
+    assert error_kind(sandbox, "schedule_message", receiver="Mom", content="hi", send_at="2024-08-14T09:01") == "too_far_ahead"
+    assert error_kind(sandbox, "schedule_message", receiver="Mom", content="hi", send_at="2024-07-16T24:00") == "invalid_time"
+    assert run(sandbox, "schedule_message", receiver="妈妈", content="到家了", send_at="2024-08-14T09:00")["contact"] == "Mom"
+
+
+def test_timers_count_down_from_now() -> None:
+    sandbox = fresh()
+    timer = run(sandbox, "set_timer", duration_seconds=5400, label="Laundry")
+    assert timer == {"id": "TM-8", "label": "Laundry", "duration_seconds": 5400, "started_at": "2024-07-15T09:00:00",
+                     "ends_at": "2024-07-15T10:30:00", "status": "running", "running_timers": 2}
+    assert run(sandbox, "set_timer", duration_seconds=90)["ends_at"] == "2024-07-15T09:01:30"
+    for _ in range(2):
+        run(sandbox, "set_timer", duration_seconds=60)
+    assert error_kind(sandbox, "set_timer", duration_seconds=60) == "too_many_timers"
+    assert sandbox.data["alarms"] == STATE["data"]["alarms"], "a timer is not an alarm"

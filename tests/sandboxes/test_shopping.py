@@ -210,3 +210,82 @@ def test_ids_and_results_are_deterministic() -> None:
         return out, sandbox.state
 
     assert script() == script()
+
+
+# ----------------------------------------------------------------------------- buy now, exchanges, restock alerts, addresses abroad
+
+
+def test_buy_now_leaves_the_cart_alone() -> None:
+    sandbox = fresh()
+    order = run(sandbox, "buy_now", product_id="SKU-3001", variant="blue", quantity=2, address_id="SA-2", payment_method="wechat_pay")
+    assert order["order_id"] == "SO-5007" and order["total"] == 178.0 and order["shipping_fee"] == 0.0 and order["cart_items"] == 1
+    assert sandbox.data["cart"] == STATE["data"]["cart"]
+    assert sandbox.data["products"]["SKU-3001"]["stock"] == 118
+    small = run(sandbox, "buy_now", product_id="SKU-4001", address_id="SA-1", payment_method="store_credit")
+    assert (small["shipping_fee"], small["total"]) == (8.0, 76.0)
+    assert error_kind(sandbox, "buy_now", product_id="SKU-3002", address_id="SA-1", payment_method="alipay") == "variant_required"
+    assert error_kind(sandbox, "buy_now", product_id="SKU-2004", address_id="SA-1", payment_method="alipay") == "out_of_stock"
+    assert error_kind(sandbox, "buy_now", product_id="SKU-3003", quantity=9, address_id="SA-1", payment_method="alipay") == "insufficient_stock"
+    assert error_kind(sandbox, "buy_now", product_id="SKU-1003", address_id="SA-1", payment_method="alipay", coupon_code="HOME50") == "coupon_not_applicable"
+    assert error_kind(sandbox, "buy_now", product_id="SKU-1003", address_id="SA-9", payment_method="alipay") == "address_not_found"
+    assert error_kind(sandbox, "buy_now", product_id="SKU-1003", address_id="SA-1", payment_method="store_credit") == "insufficient_store_credit"
+    assert error_kind(sandbox, "buy_now", product_id="SKU-9999", address_id="SA-1", payment_method="alipay") == "product_not_found"
+    assert error(sandbox, "buy_now", product_id="SKU-1003", quantity=11, address_id="SA-1", payment_method="alipay") == "invalid_quantity"
+
+
+def error(sandbox: Sandbox, api: str, **args: Any) -> str:
+    return support.error(sandbox, api, strict_args=False, **args).kind
+
+
+def test_exchange_for_another_size() -> None:
+    sandbox = fresh()
+    exchange = run(sandbox, "request_exchange", order_id="SO-5001", product_id="SKU-3002", new_variant="43", reason="wrong_size")
+    assert exchange == {
+        "exchange_id": "EX-41", "order_id": "SO-5001", "product_id": "SKU-3002", "quantity": 1, "old_variant": "42", "new_variant": "43",
+        "reason": "wrong_size", "status": "pickup_scheduled", "pickup_date": "2024-07-16", "replacement_delivery": "2024-07-19", "fee": 0.0,
+    }
+    assert sandbox.data["products"]["SKU-3002"]["stock"] == 49 and sandbox.data["returns"] == {}
+    assert error_kind(sandbox, "request_return", order_id="SO-5001", product_id="SKU-3002", reason="changed_mind") == "invalid_quantity", "already sent back"
+    assert error_kind(sandbox, "request_exchange", order_id="SO-5001", product_id="SKU-3001", new_variant="purple", reason="other") == "same_variant"
+    assert error_kind(sandbox, "request_exchange", order_id="SO-5001", product_id="SKU-3001", new_variant="green", reason="other") == "unknown_variant"
+    assert error_kind(sandbox, "request_exchange", order_id="SO-5006", product_id="SKU-2005", new_variant="x", reason="other") == "no_variants"
+    assert error_kind(sandbox, "request_exchange", order_id="SO-5006", product_id="SKU-6003", new_variant="x", reason="other") == "not_returnable"
+    assert error_kind(sandbox, "request_exchange", order_id="SO-5004", product_id="SKU-4001", new_variant="x", reason="other") == "return_window_closed"
+    assert error_kind(sandbox, "request_exchange", order_id="SO-5002", product_id="SKU-1001", new_variant="white", reason="other") == "order_not_delivered"
+    assert error_kind(sandbox, "request_exchange", order_id="SO-5001", product_id="SKU-1001", new_variant="white", reason="other") == "item_not_in_order"
+    assert error_kind(sandbox, "request_exchange", order_id="SO-9999", product_id="SKU-1001", new_variant="white", reason="other") == "order_not_found"
+    empty = fresh({"products": {"SKU-3001": {"stock": 0}}})
+    assert error_kind(empty, "request_exchange", order_id="SO-5001", product_id="SKU-3001", new_variant="blue", reason="wrong_colour") == "out_of_stock"
+
+
+def test_restock_alerts_only_for_what_is_out_of_stock() -> None:
+    sandbox = fresh()
+    alert = run(sandbox, "subscribe_restock_alert", product_id="SKU-2004")
+    assert alert == {"alert_id": "RA-13", "product_id": "SKU-2004", "name": "Tidy R5 Robot Vacuum", "name_zh": "整洁R5扫地机器人",
+                     "variant": None, "channel": "app", "expected_restock": "2024-07-22"}
+    assert sandbox.data["cart"] == STATE["data"]["cart"], "nothing is bought"
+    assert error_kind(sandbox, "subscribe_restock_alert", product_id="SKU-2004", channel="sms") == "already_subscribed"
+    assert error_kind(sandbox, "subscribe_restock_alert", product_id="SKU-1005") == "in_stock"
+    assert error_kind(sandbox, "subscribe_restock_alert", product_id="SKU-0001") == "product_not_found"
+    sold_out = fresh({"products": {"SKU-3002": {"stock": 0}}})
+    assert error_kind(sold_out, "subscribe_restock_alert", product_id="SKU-3002") == "variant_required"
+    assert error_kind(sold_out, "subscribe_restock_alert", product_id="SKU-3002", variant="46") == "unknown_variant"
+    assert run(sold_out, "subscribe_restock_alert", product_id="SKU-3002", variant="41", channel="email")["variant"] == "41"
+
+
+def test_shipping_abroad() -> None:
+    sandbox = fresh()
+    address = run(sandbox, "add_shipping_address", label="Lin Chen Toronto", recipient="Lin Chen", phone="+14165550127",
+                  address="Unit 1507, 33 Charles Street East, Toronto, ON M4Y 0A2", country="CA")
+    assert address["address_id"] == "SA-4" and address["country"] == "CA"
+    assert run(sandbox, "list_shipping_addresses")["addresses"][-1]["country"] == "CA"
+    run(sandbox, "add_to_cart", product_id="SKU-4003")
+    order = run(sandbox, "checkout", address_id="SA-4", payment_method="alipay")
+    assert (order["subtotal"], order["shipping_fee"], order["total"], order["estimated_delivery"]) == (327.0, 158.0, 485.0, "2024-07-25")
+    assert error_kind(sandbox, "buy_now", product_id="SKU-6001", address_id="SA-4", payment_method="alipay") == "cannot_ship_abroad"
+    local = run(sandbox, "add_shipping_address", label="gym", recipient="林悦", phone="13700001234", address="杭州市滨江区网商路66号江畔健身前台")
+    assert "country" not in local
+    assert error_kind(sandbox, "add_shipping_address", label="GYM", recipient="x", phone="13700001234", address="somewhere 1") == "label_taken"
+    assert error(sandbox, "add_shipping_address", label="Paris", recipient="x", phone="+33612345678", address="1 rue de Rivoli", country="FR") == "country_not_served"
+    full = fresh({"settings": {"max_addresses": 3}})
+    assert error_kind(full, "add_shipping_address", label="x", recipient="x", phone="13700001234", address="somewhere 1") == "too_many_addresses"

@@ -32,7 +32,7 @@ def test_state_shape() -> None:
     assert STATE["sandbox"] == "smart_home"
     data = STATE["data"]
     assert {"home", "devices", "appliances", "guest_codes", "scenes", "automations", "security"} <= data.keys()
-    for table, counter in [("guest_codes", "guest_code"), ("scenes", "scene"), ("automations", "automation")]:
+    for table, counter in [("guest_codes", "guest_code"), ("scenes", "scene"), ("automations", "automation"), ("device_schedules", "device_schedule")]:
         ids = [int(row["id"].split("-")[1]) for row in data[table]]
         assert len(ids) == len(set(ids)), table
         assert max(ids) <= STATE["counters"][counter], f"counter {counter} would reissue an id"
@@ -193,3 +193,46 @@ def test_same_calls_same_state() -> None:
         return home.state
 
     assert script() == script()
+
+
+# ----------------------------------------------------------------------------- switching now or later, guest codes
+
+
+def test_switch_a_plug_now() -> None:
+    sandbox = fresh()
+    assert run(sandbox, "set_device_power", device="christmas_tree_lights", power=True) == {
+        "device": "christmas_tree_lights", "kind": "plug", "power": True, "changed": True}
+    assert run(sandbox, "set_device_power", device="air_purifier", power=True)["changed"] is False
+    assert run(sandbox, "set_device_power", device="living_room_tv", power=True)["kind"] == "media"
+    assert error_kind(sandbox, "set_device_power", device="kitchen_lights", power=False) == "not_switchable"
+    assert error_kind(sandbox, "set_device_power", device="front_door_lock", power=False) == "not_switchable"
+    assert error_kind(sandbox, "set_device_power", device="sauna", power=True) == "unknown_device"
+
+
+def test_schedule_a_switch_for_later() -> None:
+    sandbox = fresh()
+    entry = run(sandbox, "schedule_device_power", device="coffee_maker", power=True, at="2024-12-03T06:45")
+    assert entry == {"id": "DS-5", "device": "coffee_maker", "power": True, "at": "2024-12-03T06:45", "in_minutes": 675,
+                     "kind": "plug", "power_now": False}
+    assert sandbox.data["devices"]["coffee_maker"]["state"]["power"] is False, "nothing changes now"
+    assert error_kind(sandbox, "schedule_device_power", device="coffee_maker", power=False, at="2024-12-03T06:45") == "schedule_exists"
+    assert error_kind(sandbox, "schedule_device_power", device="coffee_maker", power=True, at="2024-12-02T19:30") == "time_in_past"
+    assert error_kind(sandbox, "schedule_device_power", device="coffee_maker", power=True, at="2024-12-09T19:30") == "too_far_ahead"
+    assert error_kind(sandbox, "schedule_device_power", device="coffee_maker", power=True, at="2024-12-02T25:00") == "invalid_time"
+    assert error_kind(sandbox, "schedule_device_power", device="bedroom_thermostat", power=True, at="2024-12-02T22:00") == "not_switchable"
+    assert error_kind(sandbox, "schedule_device_power", device="toaster", power=True, at="2024-12-02T22:00") == "unknown_device"
+    assert len(sandbox.data["automations"]) == 2, "a one-off switch is not an automation"
+
+
+def test_list_and_revoke_guest_codes() -> None:
+    sandbox = fresh()
+    codes = run(sandbox, "list_guest_codes")
+    assert [(c["id"], c["code_hint"], c["expired"]) for c in codes["guest_codes"]] == [("GC-1", "****15", False), ("GC-2", "**91", False)]
+    assert run(sandbox, "list_guest_codes", door="garage_door")["count"] == 1
+    assert run(sandbox, "revoke_guest_code", code_id="GC-2") == {"revoked": "GC-2", "door": "garage_door", "guest": {"name": "Dog walker Xiao Peng", "phone": None}}
+    assert error_kind(sandbox, "revoke_guest_code", code_id="GC-2") == "guest_code_not_found"
+    reused = run(sandbox, "create_guest_code", door="garage_door", guest={"name": "New walker"}, code="7391",
+                 access={"valid_from": "2024-12-03T00:00", "valid_until": "2024-12-31T23:59"})
+    assert reused["id"] == "GC-3", "a revoked code can be given out again"
+    later = fresh(clock="2025-01-02T09:00:00+08:00")
+    assert [c["expired"] for c in run(later, "list_guest_codes")["guest_codes"]] == [False, True]

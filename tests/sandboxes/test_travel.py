@@ -29,7 +29,7 @@ def fresh(patch: dict[str, Any] | None = None) -> Any:
 
 
 def login(sandbox: Any, who: str = "chenyu") -> None:
-    passwords = {"chenyu": "Lotus#2024", "zhoulan": "Maple@88"}
+    passwords = {"chenyu": "Lotus#2024", "zhoulan": "Maple@88", "linyue": "Cuiyuan#56"}
     sandbox.travel_login(username=who, password=passwords[who])
 
 
@@ -315,3 +315,109 @@ def test_languages_reach_the_same_state_apart_from_names() -> None:
         en = replay_module.normalise_state({NAME: support.end_state(NAME, scenario_id, "en")}, names)
         zh = replay_module.normalise_state({NAME: support.end_state(NAME, scenario_id, "zh")}, names)
         assert en == zh, scenario_id
+
+
+# ----------------------------------------------------------------------------- round trips, flight status, upgrades
+
+
+def test_round_trip_search_pairs_the_cheapest_legs_that_connect() -> None:
+    sandbox = fresh()
+    result = support.call(sandbox, "search_round_trip_flights", from_city="LHR", to_city="NYC", depart_date="2024-07-16", return_date="2024-07-19")
+    assert [f["flight_number"] for f in result["outbound"]] == ["BA117", "VS25"]
+    assert [f["flight_number"] for f in result["return"]] == ["BA178", "VS4"]
+    assert result["cheapest_combination"] == {"outbound_flight": "VS25", "return_flight": "VS4", "total_price": 3555.0 + 4920.0}
+    same_day = support.call(sandbox, "search_round_trip_flights", from_city="LON", to_city="EDI", depart_date="2024-07-17", return_date="2024-07-17", cabin="basic_economy")
+    assert same_day["outbound"][0]["seats_left"] == 0 and same_day["cheapest_combination"] is None, "the only outbound is sold out"
+    business = support.call(sandbox, "search_round_trip_flights", from_city="SHA", to_city="LON", depart_date="2024-07-19", return_date="2024-07-20",
+                            cabin="business", sort_by="price")
+    assert business["cheapest_combination"] == {"outbound_flight": "MU551", "return_flight": "MU552", "total_price": 58800.0}
+    next_morning = support.call(sandbox, "search_round_trip_flights", from_city="NYC", to_city="YTO", depart_date="2024-07-18", return_date="2024-07-18")
+    assert next_morning["return"] == [] and next_morning["cheapest_combination"] is None, "no flight back from Toronto to New York"
+    raises("return_before_departure", sandbox.search_round_trip_flights, from_city="SHA", to_city="LON", depart_date="2024-07-19", return_date="2024-07-18")
+    raises("unknown_city", sandbox.search_round_trip_flights, from_city="SHA", to_city="PAR", depart_date="2024-07-19", return_date="2024-07-20")
+    raises("date_in_past", sandbox.search_round_trip_flights, from_city="SHA", to_city="LON", depart_date="2024-07-14", return_date="2024-07-20")
+    raises("invalid_date", sandbox.search_round_trip_flights, from_city="SHA", to_city="LON", depart_date="2024-07-19", return_date="2024-07-32")
+    raises("same_city", sandbox.search_round_trip_flights, from_city="LHR", to_city="LGW", depart_date="2024-07-19", return_date="2024-07-20")
+
+
+def test_flights_to_english_speaking_cities_keep_local_times() -> None:
+    sandbox = fresh()
+    flight = support.call(sandbox, "search_flights", from_city="LON", to_city="YTO", date="2024-07-18")["flights"][0]
+    assert (flight["departure"], flight["arrival"], flight["duration_minutes"]) == ("2024-07-18T10:05:00+01:00", "2024-07-18T12:55:00-04:00", 470)
+    assert [m["code"] for m in support.call(sandbox, "find_city_code", name="悉尼")["matches"]] == ["SYD"]
+    assert [m["code"] for m in support.call(sandbox, "find_city_code", name="JFK")["matches"]] == ["NYC"]
+    login(sandbox, "linyue")
+    emma = {"name": "Emma Clarke", "id_number": "533829174"}
+    booking = support.call(sandbox, "book_flight", flight_number="BA1436", date="2024-07-18", cabin="economy", passengers=[emma])
+    assert booking["total_price"] == 858.0
+    assert support.call(sandbox, "get_baggage_allowance", booking_id=booking["booking_id"])["extra_bag_fee"] == 300.0
+
+
+def test_flight_status() -> None:
+    sandbox = fresh()
+    delayed = support.call(sandbox, "get_flight_status", flight_number="CA1857", date="2024-07-15")
+    assert delayed["status"] == "delayed" and delayed["delay_minutes"] == 150
+    assert delayed["expected_departure"] == "2024-07-15T22:30:00+08:00" and delayed["expected_arrival"] == "2024-07-16T00:45:00+08:00"
+    assert delayed["reason"] == {"en": "Thunderstorms over Beijing", "zh": "北京雷雨天气"} and delayed["gate"] == "E12"
+    assert support.call(sandbox, "get_flight_status", flight_number="MU5101", date="2024-07-15")["status"] == "departed"
+    plain = support.call(sandbox, "get_flight_status", flight_number="VS4", date="2024-07-16")
+    assert plain["status"] == "on_time" and plain["terminal"] is None and plain["reason"] is None
+    raises("flight_not_found", sandbox.get_flight_status, flight_number="BA999", date="2024-07-16")
+    sandbox.advance_clock(days=3)
+    assert support.call(sandbox, "get_flight_status", flight_number="CA1857", date="2024-07-15")["status"] == "landed"
+
+
+def test_upgrade_a_paid_booking_on_the_same_flight() -> None:
+    sandbox = fresh({"accounts": {"chenyu": {"wallet_balance": 5000}}})
+    login(sandbox)
+    upgraded = support.call(sandbox, "upgrade_cabin", booking_id="TB-1001", new_cabin="business")
+    assert upgraded == {
+        "booking_id": "TB-1001", "number": "CA1518", "date": "2024-07-18", "old_cabin": "economy", "new_cabin": "business",
+        "fare_difference": 2915.0, "charged": 2915.0, "total_price": 4180.0, "status": "paid",
+        "free_checked_bags_per_passenger": 2, "wallet_balance": 2085.0,
+    }
+    fares = sandbox.data["flights"]["CA1518-20240718"]["fares"]
+    assert (fares["economy"]["seats"], fares["business"]["seats"]) == (31, 7)
+    raises("not_an_upgrade", sandbox.upgrade_cabin, booking_id="TB-1001", new_cabin="economy")
+    raises("not_a_flight", sandbox.upgrade_cabin, booking_id="TB-1003", new_cabin="business")
+    raises("departure_passed", sandbox.upgrade_cabin, booking_id="TB-1008", new_cabin="business")
+
+
+def test_upgrade_refusals() -> None:
+    sandbox = fresh({"accounts": {"chenyu": {"wallet_balance": 100}}})
+    login(sandbox)
+    raises("insufficient_balance", sandbox.upgrade_cabin, booking_id="TB-1001", new_cabin="first")
+    raises("booking_not_found", sandbox.upgrade_cabin, booking_id="TB-1005", new_cabin="business")
+    basic = sandbox.book_flight(flight_number="MU5101", date="2024-07-17", cabin="basic_economy", passengers=[CHEN])
+    raises("fare_not_changeable", sandbox.upgrade_cabin, booking_id=basic["booking_id"], new_cabin="economy")
+    cheap = sandbox.book_flight(flight_number="HO1253", date="2024-07-17", cabin="economy", passengers=[CHEN])
+    raises("cabin_not_offered", sandbox.upgrade_cabin, booking_id=cheap["booking_id"], new_cabin="business")
+    pair = sandbox.book_flight(flight_number="CA1351", date="2024-07-16", cabin="business", passengers=[CHEN, LIN])
+    raises("no_seats_left", sandbox.upgrade_cabin, booking_id=pair["booking_id"], new_cabin="first")
+    sandbox.cancel_booking(booking_id=cheap["booking_id"])
+    raises("booking_already_cancelled", sandbox.upgrade_cabin, booking_id=cheap["booking_id"], new_cabin="business")
+    login(sandbox, "zhoulan")
+    raises("booking_expired", sandbox.upgrade_cabin, booking_id="TB-1006", new_cabin="business")
+
+
+def test_upgrade_charges_the_card_the_booking_was_paid_with() -> None:
+    sandbox = fresh()
+    login(sandbox)
+    upgraded = support.call(sandbox, "upgrade_cabin", booking_id="TB-1002", new_cabin="business")
+    assert upgraded["charged"] == 2 * (3600 - 1090) and upgraded["wallet_balance"] == 2600.0
+    expired = fresh({"bookings": {"TB-1002": {"card_last4": "0937"}}})
+    login(expired)
+    raises("card_expired", expired.upgrade_cabin, booking_id="TB-1002", new_cabin="business")
+    lost = fresh({"bookings": {"TB-1002": {"card_last4": "1111"}}})
+    login(lost)
+    raises("card_not_found", lost.upgrade_cabin, booking_id="TB-1002", new_cabin="business")
+
+
+def test_upgrade_an_unpaid_booking_adds_to_the_amount_due() -> None:
+    sandbox = fresh()
+    login(sandbox, "linyue")
+    me = {"name": "Lin Yue", "id_number": "E83920417"}
+    booking = sandbox.book_flight(flight_number="BA117", date="2024-07-16", cabin="economy", passengers=[me])
+    upgraded = support.call(sandbox, "upgrade_cabin", booking_id=booking["booking_id"], new_cabin="business")
+    assert upgraded["charged"] == 0.0 and upgraded["amount_due"] == 19620.0 and upgraded["status"] == "unpaid"
+    assert sandbox.data["flights"]["BA117-20240716"]["fares"]["business"]["seats"] == 1

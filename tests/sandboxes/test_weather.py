@@ -162,3 +162,43 @@ def test_same_calls_same_results() -> None:
         return results, sandbox.state
 
     assert script() == script()
+
+
+# ----------------------------------------------------------------------------- English-speaking cities, personal alerts, subscriptions
+
+
+def test_english_speaking_cities() -> None:
+    sandbox = fresh()
+    nyc = run(sandbox, "get_weather_forecast", city="NYC", units="imperial")
+    assert nyc["city"] == "New York" and nyc["days"][0]["high"] == 95 and nyc["units"]["temperature"] == "°F"
+    assert run(sandbox, "get_weather_forecast", city="多伦多", start_date="2024-07-16")["days"][0]["condition"] == "cloudy"
+    assert [a["id"] for a in run(sandbox, "get_weather_alerts", city="New York")["active"]] == ["WA-311"]
+    assert run(sandbox, "get_weather_alerts", city="Toronto", include_upcoming=True)["upcoming"][0]["id"] == "WA-312", "it starts at noon in Toronto"
+    assert run(sandbox, "get_weather_history", city="Edinburgh", date="2024-07-11")["observed"]["precipitation"] == 6.2
+
+
+def test_personal_condition_alerts() -> None:
+    sandbox = fresh()
+    hot = run(sandbox, "set_weather_condition_alert", city="New York", condition="temperature_above", threshold=32, channel="sms")
+    assert hot == {"alert_id": "CA-5", "city": "New York", "condition": "temperature_above", "threshold": 32, "date": None, "channel": "sms",
+                   "fires_on_forecast_days": ["2024-07-15"]}
+    rain = run(sandbox, "set_weather_condition_alert", city="London", condition="rain", channel="email", date="2024-07-16")
+    assert rain["fires_on_forecast_days"] == ["2024-07-16"]
+    assert run(sandbox, "set_weather_condition_alert", city="Toronto", condition="temperature_below", threshold=15, channel="push")["fires_on_forecast_days"] == []
+    assert sandbox.data["subscriptions"] == STATE["data"]["subscriptions"], "personal alerts are not official-warning subscriptions"
+    assert error_kind(sandbox, "set_weather_condition_alert", city="London", condition="rain", channel="push") == "already_subscribed"
+    assert error_kind(sandbox, "set_weather_condition_alert", city="London", condition="uv_above", channel="push") == "threshold_required"
+    assert error_kind(sandbox, "set_weather_condition_alert", city="London", condition="rain", threshold=60, channel="sms") == "threshold_not_used"
+    assert error_kind(sandbox, "set_weather_condition_alert", city="London", condition="rain", channel="sms", date="2024-07-30") == "date_out_of_range"
+    assert error_kind(sandbox, "set_weather_condition_alert", city="London", condition="rain", channel="sms", date="2024-07-32") == "invalid_date"
+    assert error_kind(sandbox, "set_weather_condition_alert", city="Atlantis", condition="rain", channel="sms") == "unknown_city"
+
+
+def test_list_and_remove_subscriptions() -> None:
+    sandbox = fresh()
+    listed = run(sandbox, "list_weather_subscriptions")
+    assert [(s["subscription_id"], s["kind"]) for s in listed["subscriptions"]] == [("WS-1", "official_warnings"), ("WS-2", "official_warnings"), ("CA-4", "condition_alert")]
+    assert run(sandbox, "unsubscribe_weather_alerts", subscription_id="WS-2") == {"subscription_id": "WS-2", "kind": "official_warnings", "city": "Hangzhou", "channel": "sms", "removed": True}
+    assert run(sandbox, "unsubscribe_weather_alerts", subscription_id="CA-4")["kind"] == "condition_alert"
+    assert error_kind(sandbox, "unsubscribe_weather_alerts", subscription_id="WS-2") == "subscription_not_found"
+    assert run(sandbox, "subscribe_weather_alerts", city="Hangzhou", channel="sms")["subscription_id"] == "WS-3", "the channel is free again"
