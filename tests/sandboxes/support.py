@@ -352,13 +352,14 @@ def replayed(name: str, scenario_id: str, lang: str) -> replay_module.ReplayResu
 
 
 def start_state(name: str, scenario: dict[str, Any]) -> dict[str, Any]:
-    """{sandbox: data} before any call: the state with the scenario's initial_state patch."""
-    patch = (scenario.get("initial_state") or {}).get(name)
-    return {name: runtime().initial_state(name, patch)["data"]}
+    """{sandbox: data} before any call, for every sandbox the scenario spans, patched by its initial_state."""
+    patches = scenario.get("initial_state") or {}
+    return {sandbox: runtime().initial_state(sandbox, patches.get(sandbox))["data"] for sandbox in scenario.get("sandboxes") or [name]}
 
 
-def end_state(name: str, scenario_id: str, lang: str = "en") -> dict[str, Any]:
-    """The data of one sandbox after the scenario's reference calls (from the kept replay)."""
+def end_state(name: str, scenario_id: str, lang: str = "en", *, sandbox: str | None = None) -> dict[str, Any]:
+    """The data of one sandbox (by default the scenario's folder, ``name``) after the scenario's
+    reference calls (from the kept replay)."""
     result = replayed(name, scenario_id, lang)
     assert not result.errors, result.errors
-    return result.end_state[name]
+    return result.end_state[sandbox or name]
