@@ -421,3 +421,16 @@ def test_upgrade_an_unpaid_booking_adds_to_the_amount_due() -> None:
     upgraded = support.call(sandbox, "upgrade_cabin", booking_id=booking["booking_id"], new_cabin="business")
     assert upgraded["charged"] == 0.0 and upgraded["amount_due"] == 19620.0 and upgraded["status"] == "unpaid"
     assert sandbox.data["flights"]["BA117-20240716"]["fares"]["business"]["seats"] == 1
+
+
+def test_saved_passengers_may_have_only_a_passport() -> None:
+    """A foreign passenger saved with a passport only (Emma Clarke on linyue) still lists: the
+    spec's result schema does not require an ID card number (it used to: internal_error)."""
+    import jsonschema
+
+    sandbox = fresh()
+    login(sandbox, "linyue")
+    result = sandbox.list_saved_passengers()
+    jsonschema.validate(json.loads(json.dumps(result)), SPECS["list_saved_passengers"]["returns"])
+    emma = next(p for p in result["passengers"] if p["name_en"] == "Emma Clarke")
+    assert "id_number" not in emma and emma["passport_number"] == "533829174"
