@@ -529,8 +529,9 @@ def ignored_user_content(
 ) -> Iterator[tuple[int, str]]:
     """(index in compare.ignore, message) for each ignored path that drops content the user
     supplied: a value the reference calls changed and that one of them passed as a free-text
-    or numeric argument (a title, a label, an amount). Sessions, timestamps and generated ids
-    come from no argument, so ignoring them is fine."""
+    or numeric argument (a title, a label, an amount). Timestamps and generated ids come from no
+    argument, so ignoring them is fine; a sandbox's ``session`` (who is logged in) is
+    bookkeeping too, though the login call names the user."""
     supplied: dict[tuple[str, Any], str] = {}
     for i, call in enumerate(calls):
         spec = runtime.specs.get(call.get("api")) if isinstance(call.get("api"), str) else None
@@ -540,8 +541,8 @@ def ignored_user_content(
                 supplied.setdefault(_leaf_key(value), f"reference call {i} ({call.get('api')}) passes as {where}")
     paths = compare.get("ignore") if isinstance(compare.get("ignore"), list) else []
     for index, path in enumerate(paths):
-        if not isinstance(path, str):
-            continue
+        if not isinstance(path, str) or path.split(".")[1:2] == ["session"]:
+            continue  # who is logged in is bookkeeping: an agent may log out when it is done
         for place, value in _reached_leaves(end, [p for p in path.split(".") if p], []):
             if not isinstance(value, (str, int, float)) or isinstance(value, bool) or _leaf_at(start, place) == (True, value):
                 continue

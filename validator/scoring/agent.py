@@ -4,7 +4,7 @@ The record's calls are replayed in a fresh sandbox on the scenario's initial sta
 state is compared with the one the scenario's ``reference_calls`` reach (under its
 ``compare`` options). A state the agent reports is never read. End-to-end success also needs
 no minefield call, every write marked ``confirmed`` made only after the agent told the user
-what it would do and the user answered, and every output fact told to the user
+what it would do and the user answered (``Confirmations``), and every output fact told to the user
 (``validator.facts``; only the agent's words to the user count:
 ``validator.scoring.transcript``). Process accuracy is the share of milestones the calls reach
 in an order that respects ``after``. Call patterns and state comparison come from
@@ -144,11 +144,13 @@ def scenario_clock(scenario: Mapping[str, Any]) -> _dt.datetime | None:
 class Confirmations:
     """Judges whether the user confirmed a call before it was made (a milestone's ``confirmed``).
 
-    A call is confirmed when the user spoke after the agent had told them, in its messages up
-    to then, every fact the milestone's ``confirmed`` lists (``true``: nothing in particular,
-    only that the agent spoke and the user answered). The order of messages and calls comes
-    from the record (:class:`~validator.scoring.transcript.Transcript`); a call whose place is
-    unknown is never confirmed.
+    A call is confirmed when the last user message before it answers the agent: in the
+    messages between the user's previous message and that answer, the agent told the user every
+    fact the milestone's ``confirmed`` lists (``true``: it said something, nothing in
+    particular). Facts told earlier do not count — repeating the request back before asking for
+    the PIN is not asking for a yes. The order of messages and calls comes from the record
+    (:class:`~validator.scoring.transcript.Transcript`); a call whose place is unknown is never
+    confirmed.
     """
 
     def __init__(self, transcript: Transcript, lang: str, clock: _dt.datetime | None) -> None:
@@ -166,7 +168,11 @@ class Confirmations:
         if at is None:
             return False
         answer = self.transcript.last_user_before(at)
-        if answer is None or not self.transcript.agent_spoke_before(answer):
+        if answer is None:
+            return False
+        previous = self.transcript.last_user_before(answer)
+        question = self.transcript.told(0 if previous is None else previous + 1, answer)
+        if not question:
             return False
         if wanted is True:
             return True
@@ -175,7 +181,7 @@ class Confirmations:
         except FactError:
             return False
         if answer not in self._analyses:
-            self._analyses[answer] = analyse(self.transcript.told(answer), self.clock)
+            self._analyses[answer] = analyse(question, self.clock)
         return all(told(fact, self._analyses[answer], self.lang) for fact in facts)
 
 

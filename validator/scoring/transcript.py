@@ -30,19 +30,16 @@ class Transcript(NamedTuple):
     turns: tuple[Turn, ...]
     positions: tuple[int | None, ...]  # per call: index of the message that made it (None: unknown)
 
-    def told(self, before: int | None = None) -> str:
-        """Everything the agent said to the user (before message index ``before``), one message a line."""
-        stop = len(self.turns) if before is None else before
-        return "\n".join(turn.text for turn in self.turns[:stop] if turn.role == "assistant" and turn.text)
+    def told(self, start: int = 0, stop: int | None = None) -> str:
+        """What the agent said to the user in messages start … stop-1 (all by default), one message a line."""
+        end = len(self.turns) if stop is None else stop
+        return "\n".join(turn.text for turn in self.turns[start:end] if turn.role == "assistant" and turn.text)
 
     def last_user_before(self, index: int) -> int | None:
         for i in range(min(index, len(self.turns)) - 1, -1, -1):
             if self.turns[i].role == "user":
                 return i
         return None
-
-    def agent_spoke_before(self, index: int) -> bool:
-        return any(turn.role == "assistant" and turn.text for turn in self.turns[:index])
 
 
 def message_text(content: Any) -> str | None:
