@@ -405,7 +405,7 @@ def execute_scenario(document: Document, runtime: Runtime, report: Report, time_
             return  # nothing else about this scenario can be trusted
         if nothing is None:
             nothing = replay(runtime, data, [], lang, time_limit=time_limit).end_state
-        changes = compare_states(nothing, first.end_state, compare, limit=1)  # initial state vs after the reference calls
+        changes = compare_states(nothing, first.end_state, compare, limit=1, lang=lang)  # initial state vs after the reference calls
         outputs = data.get("outputs")
         if data.get("no_change") is True:
             if changes:

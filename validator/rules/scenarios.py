@@ -159,7 +159,7 @@ def invalid_scenario_call(document: Document, context: Context) -> Iterator[Find
     ## What it does
     Arguments of reference calls, milestones and minefields are parameters of their API with
     values valid for them (through matchers and both `$lang` sides); reference calls give
-    every required parameter.
+    every required parameter; the matchers of `compare.match` are well formed.
     ## Why is this bad?
     A milestone no valid call can match, or a minefield no valid call can hit, checks nothing.
     ## Example
@@ -195,6 +195,11 @@ def invalid_scenario_call(document: Document, context: Context) -> Iterator[Find
             for name in required:
                 if name not in args:
                     yield Finding(f"{api} requires {name!r}, which this reference call does not give", base + "/args")
+    compare = _data(document).get("compare")
+    matched = compare.get("match") if isinstance(compare, dict) else None
+    for path, value in (matched.items() if isinstance(matched, dict) else []):
+        for problem, pointer in matchers.problems(value, allow_lang=True):
+            yield Finding(f"compare.match {path}: {problem}", join_pointer("compare", "match", path) + pointer)
 
 
 @rule("SBX005", "incomplete-sandbox", "A sandbox folder lacks one of its fixed files.", applies_to="sandbox")

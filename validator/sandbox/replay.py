@@ -3,7 +3,8 @@
 - :func:`replay` runs a list of ``{api, args}`` calls on the scenario's patched initial state;
 - :func:`compare_states` lists the differences between two end states under the scenario's
   ``compare`` options (``ignore``: dotted paths with ``*``; ``text``: strings compared as free
-  text; ``unordered``: lists as multisets);
+  text; ``match``: values that must satisfy a matcher, such as ``$any`` or ``$contains``;
+  ``unordered``: lists as multisets);
 - :func:`matched_milestones` and :func:`minefield_hits` match calls against call patterns, the
   former respecting the milestones' ``after`` partial order, their ``one_of`` alternatives and,
   given a judge of confirmations, ``confirmed``; :func:`unconfirmed_calls` lists the writes
@@ -224,23 +225,56 @@ def _paths(compare: Mapping[str, Any], key: str) -> list[str]:
     return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
 
 
-def compare_states(expected: Any, actual: Any, compare: Mapping[str, Any] | None = None, limit: int = _MAX_DIFFERENCES) -> list[str]:
+def compare_states(
+    expected: Any, actual: Any, compare: Mapping[str, Any] | None = None, limit: int = _MAX_DIFFERENCES, lang: str | None = None
+) -> list[str]:
     """Human-readable differences between two end states (empty when they count as equal).
 
     JSON semantics: 1 equals 1.0, true never equals 1, mappings are unordered, lists ordered
-    except at the ``unordered`` paths, where they are compared as multisets.
+    except at the ``unordered`` paths, where they are compared as multisets. At a ``match``
+    path the actual value must satisfy the matcher (``$lang`` read for lang) instead of equalling
+    the expected one, and both must have a value there.
     """
     compare = compare or {}
+    out: list[str] = []
+    matched = compare.get("match") if isinstance(compare.get("match"), Mapping) else {}
+    for path, matcher in matched.items():
+        parts = _split(str(path))
+        wanted = {tuple(place) for place, _ in _reached(expected, parts, [])}
+        found = dict((tuple(place), value) for place, value in _reached(actual, parts, []))
+        for place in sorted(wanted - set(found)):
+            out.append(f"{'.'.join(place)}: expected a value matching {_short(matcher)}, missing")
+        for place, value in sorted(found.items()):
+            if place not in wanted:
+                out.append(f"{'.'.join(place)}: unexpected {_short(value)}")
+            elif not matchers.matches(matcher, value, lang):
+                out.append(f"{'.'.join(place)}: expected a value matching {_short(matcher)}, got {_short(value)}")
+    if matched:
+        compare = {**compare, "ignore": [*_paths(compare, "ignore"), *map(str, matched)]}
     a = normalise_state(expected, compare)
     b = normalise_state(actual, compare)
-    if json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True):  # the common case, at C speed
+    if not out and json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True):  # the common case, at C speed
         return []
     unordered = [_split(p) for p in _paths(compare, "unordered")]
-    out: list[str] = []
     _diff(a, b, [], unordered, out, limit, shortcut=True)
     if not out:  # only differences Python's == hides (true vs 1) or only 1 vs 1.0: look strictly
         _diff(a, b, [], unordered, out, limit, shortcut=False)
     return out[:limit]
+
+
+def _reached(value: Any, parts: list[str], place: list[str]) -> list[tuple[list[str], Any]]:
+    """(concrete path, value) of everything a dotted path (``*`` = any key or index) reaches."""
+    if not parts:
+        return [(place, value)]
+    head, rest = parts[0], parts[1:]
+    found: list[tuple[list[str], Any]] = []
+    if isinstance(value, dict):
+        for key in list(value) if head == "*" else [head] if head in value else []:
+            found.extend(_reached(value[key], rest, [*place, str(key)]))
+    elif isinstance(value, list):
+        for i in range(len(value)) if head == "*" else [int(head)] if head.isdigit() and int(head) < len(value) else []:
+            found.extend(_reached(value[i], rest, [*place, str(i)]))
+    return found
 
 
 def _path_text(path: list[str]) -> str:

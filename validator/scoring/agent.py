@@ -37,7 +37,7 @@ class Replayer(Protocol):
 
     def end_state(self, scenario: Mapping[str, Any], calls: list[dict[str, Any]], lang: str) -> Any: ...
 
-    def differences(self, expected: Any, actual: Any, compare: Mapping[str, Any]) -> list[str]: ...
+    def differences(self, expected: Any, actual: Any, compare: Mapping[str, Any], lang: str) -> list[str]: ...
 
     def milestones_matched(
         self, milestones: Sequence[Mapping[str, Any]], calls: list[dict[str, Any]], lang: str, confirmed: Confirmed | None = None
@@ -68,8 +68,8 @@ class SandboxReplayer:
     def end_state(self, scenario: Mapping[str, Any], calls: list[dict[str, Any]], lang: str) -> Any:
         return self.module.replay(self.runtime, scenario, calls, lang, render=False).end_state
 
-    def differences(self, expected: Any, actual: Any, compare: Mapping[str, Any]) -> list[str]:
-        return list(self.module.compare_states(expected, actual, compare))
+    def differences(self, expected: Any, actual: Any, compare: Mapping[str, Any], lang: str) -> list[str]:
+        return list(self.module.compare_states(expected, actual, compare, lang=lang))
 
     def milestones_matched(
         self, milestones: Sequence[Mapping[str, Any]], calls: list[dict[str, Any]], lang: str, confirmed: Confirmed | None = None
@@ -224,7 +224,7 @@ def _end_to_end(
         return "agent_end_state", problem
     try:
         actual = replayer.end_state(scenario, calls, lang)
-        differences = replayer.differences(expected, actual, scenario.get("compare") or {})
+        differences = replayer.differences(expected, actual, scenario.get("compare") or {}, lang)
     except Exception as error:  # a model's calls must never crash the scorer
         return "agent_end_state", f"the agent's calls do not replay ({type(error).__name__}: {error})"
     if differences:
