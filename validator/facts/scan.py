@@ -138,7 +138,8 @@ class Analysis:
     def code_positions(self, code: str) -> list[int]:
         """Where (in :attr:`text`) an identifier is written, its separators ignored.
 
-        ``B-1042`` is in "booking b1042" and in "BK-2001/B-1042", not in "B-10420" or "AB-1042".
+        ``B-1042`` is in "booking b1042" and in "BK-2001/B-1042", not in "B-10420" or "AB-1042";
+        ``6225881234567890`` is in "6225 8812 3456 7890".
         """
         wanted = "".join(c for c in code.casefold() if c.isalnum())
         if not wanted:
@@ -160,7 +161,8 @@ class Analysis:
         """Chains of letter-and-digit runs joined by single separators, runs marked off.
 
         ``bk-2001/bk-2002`` becomes the chain ``bk 2001 bk 2002``: an identifier matches a whole
-        number of consecutive runs of one chain.
+        number of consecutive runs of one chain. Digit groups separated by single spaces chain
+        too (``6225 8812 3456 7890``).
         """
         text = self.text
         pieces: list[str] = []
@@ -168,9 +170,14 @@ class Analysis:
         origins: list[tuple[int, int]] = []
         offset = 0
         previous_end = -2
+        previous_digits = False
         for match in _ALNUM_RUN.finditer(text):
             start, end = match.span()
-            joined = start == previous_end + 1 and text[previous_end] in _CODE_SEPARATORS
+            digits = match.group().isdigit()
+            joined = start == previous_end + 1 and (
+                text[previous_end] in _CODE_SEPARATORS or text[previous_end] == " " and digits and previous_digits
+            )  # BK-2001, and account numbers written in groups: 6225 8812 3456 7890
+            previous_digits = digits
             if not joined and pieces:
                 pieces.append("\x00")
                 cuts.append(1)
