@@ -647,7 +647,7 @@ class _Scanner:
         if sep == "." and hour <= 12:
             minute = self._int(end + 1, 2)
             if minute is not None and minute[1] - end - 1 == 2 and minute[0] < 60:
-                period, stop = self._period_after(minute[1], strict=True)
+                period, stop = self._period_after(minute[1])
                 if period is not None:
                     self.time(start, stop, _clock(hour, minute[0], period))
                     return True
@@ -658,7 +658,7 @@ class _Scanner:
             self.time(start, stop, _clock(hour, 0, period or self._period_before(start)))
             return True
         if hour <= 12:
-            period, stop = self._period_after(end, strict=True)
+            period, stop = self._period_after(end)
             if period is not None:
                 self.time(start, stop, _clock(hour, 0, period))
                 return True
@@ -699,7 +699,7 @@ class _Scanner:
                 return period
         return None
 
-    def _period_after(self, end: int, strict: bool = False) -> tuple[str | None, int]:
+    def _period_after(self, end: int) -> tuple[str | None, int]:
         """The half of the day written after a time (am, p.m., in the evening …) and where it ends."""
         text = self.text
         j = self.skip_spaces(end, 2)
@@ -710,8 +710,6 @@ class _Scanner:
                 stop = j + len(words)
                 if words[-1].isalpha() and _is_ascii_letter(self.char(stop)):
                     continue
-                if strict and not words.startswith(("a", "p")):
-                    continue  # "8 in the evening" alone is too loose to make 8 a time
                 return period, stop
         return None, end
 
