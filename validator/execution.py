@@ -2,7 +2,10 @@
 
 - parity between specs and sandbox classes (EXE001–EXE003), sandboxes that cannot load (EXE004);
 - a static scan of every sandbox.py for isolation breaches and nondeterminism (EXE014, EXE016);
-- every ground-truth call of every case whose APIs are runnable (EXE005);
+- every ground-truth call of every case whose APIs are runnable (EXE005), and that the
+  results a dialogue records are what the calls return (EXE017);
+- retrieval cases: every expected API is found by its reference query, and a plan's later call
+  needs an earlier one (EXE018, EXE019; ``validator.retrieval_checks``);
 - every scenario: reference calls run (EXE006), twice alike (EXE007), change what a do-nothing
   agent does not (EXE008, EXE009), reach every milestone in order and no minefield (EXE010,
   EXE011), and name only APIs its sandboxes run (EXE012);
@@ -25,6 +28,7 @@ from validator import matchers
 from validator.diagnostics import Diagnostic, Location, join_pointer
 from validator.loading import Document
 from validator.repo import Repo
+from validator.retrieval_checks import check_retrieval_case
 from validator.rules import RULES
 from validator.rules.answers import alternatives, checkpoints, iter_calls, sides
 from validator.sandbox.replay import (
@@ -67,6 +71,8 @@ def run_repo(repo: Repo, time_limit: float | None = DEFAULT_TIME_LIMIT) -> list[
     check_parity(repo, runtime, report)
     for document in repo.of_kind("case"):
         execute_case(document, runtime, report, time_limit)
+        for finding in check_retrieval_case(document.data, runtime, time_limit):
+            report.at_document(finding.code, document.path, finding.pointer, finding.message, finding.lang)
     for document in repo.of_kind("scenario"):
         execute_scenario(document, runtime, report, time_limit)
     return report.diagnostics()
