@@ -91,8 +91,8 @@ def _depends(data: Mapping[str, Any], option: tuple[list[Any], str], turns: list
         return  # EXE005 reports the failing call
     said = matchers.normalize_text(user_text(turns))
     for j in range(1, len(rendered)):
-        earlier = _leaves([outcome.observation for outcome in outcomes[:j]])
-        if any(value in earlier and not _said(value, said) for value in _leaves([rendered[j]["args"]])):
+        earlier = _Values([outcome.observation for outcome in outcomes[:j]])
+        if any(earlier.holds(value) and not _said(value, said) for value in _leaf_values(rendered[j]["args"])):
             return
         alone = runtime.session(names, patch, clock, time_limit).run(rendered[j]["api"], rendered[j]["args"], lang)
         if not alone.ok:
@@ -107,38 +107,54 @@ def _depends(data: Mapping[str, Any], option: tuple[list[Any], str], turns: list
     )
 
 
-def _leaves(values: list[Any]) -> set[str]:
-    """Every string and number inside values, normalised for comparison; dates also alone
-    (``2024-07-16T19:00`` holds the date ``2024-07-16`` a result may give)."""
-    out: set[str] = set()
-
-    def walk(value: Any) -> None:
-        if isinstance(value, dict):
-            for item in value.values():
-                walk(item)
-        elif isinstance(value, list):
-            for item in value:
-                walk(item)
-        elif isinstance(value, bool) or value is None:
-            return
-        elif isinstance(value, (int, float)):
-            out.add(_number(value))
-        elif isinstance(value, str) and value.strip():
-            out.add(value.strip().casefold())
-            date = _DATE.match(value.strip())
-            if date:
-                out.add(date.group(0))
-
-    for value in values:
-        walk(value)
-    return out
+def _leaf_values(value: Any) -> Iterator[str | int | float]:
+    """Every string and number inside a value (booleans and nulls say nothing about a source)."""
+    if isinstance(value, dict):
+        for item in value.values():
+            yield from _leaf_values(item)
+    elif isinstance(value, list):
+        for item in value:
+            yield from _leaf_values(item)
+    elif isinstance(value, str) and value.strip():
+        yield value
+    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+        yield value
 
 
-def _number(value: float) -> str:
+class _Values:
+    """What earlier results hold: their numbers, strings and the dates inside date-times, and
+    their texts, in which a later value may appear as a phrase (a road named in an incident)."""
+
+    def __init__(self, results: list[Any]) -> None:
+        self.exact: set[str] = set()
+        self.texts: list[str] = []
+        for leaf in _leaf_values(results):
+            self.exact.add(_key(leaf))
+            if isinstance(leaf, str):
+                date = _DATE.match(leaf.strip())
+                if date:
+                    self.exact.add(date.group(0))
+                self.texts.append(matchers.normalize_text(leaf))
+
+    def holds(self, value: str | int | float) -> bool:
+        if _key(value) in self.exact:
+            return True
+        if not isinstance(value, str):
+            return False
+        date = _DATE.match(value.strip())
+        if date and date.group(0) in self.exact:
+            return True
+        phrase = matchers.normalize_text(value)
+        return len(phrase) >= 3 and any(matchers.contains_phrase(text, phrase) for text in self.texts)
+
+
+def _key(value: str | int | float) -> str:
+    if isinstance(value, str):
+        return value.strip().casefold()
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-def _said(value: str, said: str) -> bool:
+def _said(value: str | int | float, said: str) -> bool:
     """Whether the user's words already give value (after the free-text normalisation)."""
-    normalised = matchers.normalize_text(value)
+    normalised = matchers.normalize_text(str(value) if not isinstance(value, str) else value)
     return bool(normalised) and matchers.contains_phrase(said, normalised)
