@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner, Result
 
-from tests.support.corpus_responders import CorpusResponder, agent_script, oracle_answers
+from tests.support.corpus_responders import CorpusResponder, agent_script, oracle_answers, oracle_episode
 from tests.support.local_llm import free_port
 from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, always, by_model, scripted, tool_call
 from validator.cli import cli
@@ -76,12 +76,14 @@ def results_by_id(scored: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any
 @pytest.mark.parametrize("mode", ["prompt", "fc"])
 def test_right_replies_score_one(tmp_path: Path, repo: Repo, mode: str) -> None:
     syntax = "tool_calls" if mode == "fc" else "python"
-    responder = CorpusResponder(repo, syntax, oracle_answers(repo))
+    responder = CorpusResponder(repo, syntax, oracle_answers(repo), episode=oracle_episode(repo), root=FIXTURE)
     out = tmp_path / "right.jsonl"
     with OpenAIServer(responder) as server:
         result = run(server, out, "--mode", mode, "--category", "normal", "--category", "special", "--category", "retrieval")
         assert result.exit_code == 0, result.output
-        assert server.count(CHAT) == len(responder.seen) == 46 and None not in responder.seen
+        # 36 one-shot checkpoints; a retrieval episode asks once per search, per call and once more
+        # for the closing text: (3 + 5) turns in each language
+        assert server.count(CHAT) == len(responder.seen) == 36 + 16 and None not in responder.seen
         body = server.chat_requests[0].body
     assert body["temperature"] == 0 and body["max_tokens"] == 1024 and body["model"] == "test-model"
     assert ("tools" in body) == (mode == "fc")
@@ -90,11 +92,14 @@ def test_right_replies_score_one(tmp_path: Path, repo: Repo, mode: str) -> None:
         assert "[search_books(author=" in system or "search_books(author=" in system  # the one-shot example
         assert all(m["role"] != "tool" and "tool_calls" not in m for m in body["messages"])
     written = records(out)
-    assert len(written) == 46 and all(("tool_calls" in r) == (mode == "fc") for r in written)
-    assert all(r["usage"]["attempts"] == 1 and "prompt_tokens" in r["usage"] for r in written)
+    one_shot = [r for r in written if not r["id"].startswith("retrieval-")]
+    assert len(written) == 40 and len(one_shot) == 36
+    assert all(("tool_calls" in r) == (mode == "fc") for r in one_shot)
+    assert all("calls" in r and "tool_calls" not in r for r in written if r not in one_shot)
+    assert all(r["usage"]["attempts"] == 1 and "prompt_tokens" in r["usage"] for r in one_shot)
     scored = report(out, "--category", "normal", "--category", "special", "--category", "retrieval")
     assert scored["overall"]["score"] == 1.0 and scored["missing"] == []
-    assert "wrote 46 prediction record(s)" in result.output and "tokens:" in result.output
+    assert "wrote 40 prediction record(s)" in result.output and "tokens:" in result.output
 
 
 WRONG = {
@@ -383,11 +388,11 @@ def test_an_endpoint_serving_the_oracle_writes_what_the_oracle_writes(tmp_path: 
     builtin, served = tmp_path / "builtin.jsonl", tmp_path / "served.jsonl"
     selection = ["--syntax", syntax, "--category", "normal", "--category", "special", "--category", "retrieval"]
     assert invoke("run", "--model", "oracle", "--out", str(builtin), *selection).exit_code == 0
-    with OpenAIServer(CorpusResponder(repo, syntax, oracle_answers(repo))) as server:
+    with OpenAIServer(CorpusResponder(repo, syntax, oracle_answers(repo), episode=oracle_episode(repo), root=FIXTURE)) as server:
         assert run(server, served, *selection).exit_code == 0
 
-    def answers(path: Path) -> dict[tuple[str, str, int], tuple[str, Any]]:
+    def answers(path: Path) -> dict[tuple[str, str, int], tuple[str, Any, Any]]:
         calls = lambda r: [(c["function"]["name"], c["function"]["arguments"]) for c in r["tool_calls"]] if "tool_calls" in r else None
-        return {(r["id"], r["lang"], r["step"]): (r["output"], calls(r)) for r in records(path)}
+        return {(r["id"], r["lang"], r["step"]): (r["output"], calls(r), r.get("calls")) for r in records(path)}
 
-    assert answers(builtin) == answers(served) and len(answers(served)) == 46
+    assert answers(builtin) == answers(served) and len(answers(served)) == 40
