@@ -135,6 +135,108 @@ def test_unreadable_text_is_a_format_error_in_prompt_mode(tmp_path: Path) -> Non
     assert {r["error"] for r in scored.values()} == {"format"}
 
 
+# ----------------------------------------------------------------------------- retrieval: live search
+
+
+class ReadingAgent:
+    """A model that searches, reads the real results it is sent, and calls the API they name:
+    the first result of each search, with a value from an earlier result where the task needs it.
+    It keeps what each request offered (fc tools) and what it read, for the test to check."""
+
+    PLANS = {
+        "What's the weather in Tokyo?": ("en", ["current weather in a city"], "weather"),
+        "东京天气怎么样？": ("zh", ["当前天气"], "weather"),
+        "Convert 100 US dollars to yuan and text the result to Zhang Wei.": ("en", ["convert currency", "send a text message"], "plan"),
+        "把100美元换算成人民币，再把结果发短信告诉张伟。": ("zh", ["货币换算", "发短信"], "plan"),
+    }
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.offered: list[list[str]] = []  # tool names of each request (fc mode)
+        self.picked: list[str] = []  # the API each search's first result named
+
+    def _results(self, request: ChatRequest) -> Any:
+        """The latest result the model was sent, decoded (a tool message, or the results text)."""
+        last = request.messages[-1]
+        text = str(last.get("content"))
+        if self.mode == "prompt":
+            text = text.split("\n", 1)[1].split(": ", 1)[1]
+        return json.loads(text)
+
+    def _call(self, name: str, args: dict[str, Any]) -> Reply:
+        if self.mode == "fc":
+            return Reply(tool_calls=[tool_call(name, args, call_id=f"call_{len(self.picked)}_{name}")])
+        return Reply(content=f"[{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})]")
+
+    def __call__(self, request: ChatRequest) -> Reply:
+        opening = next(m["content"] for m in request.messages if m["role"] == "user")
+        lang, queries, kind = self.PLANS[opening]
+        if self.mode == "fc":
+            self.offered.append([t["function"]["name"] for t in request.body.get("tools") or []])
+        turn = sum(1 for m in request.messages if m["role"] == "assistant")
+        if kind == "weather":
+            if turn == 0:
+                return self._call("search_tools", {"query": queries[0]})
+            if turn == 1:
+                self.picked.append(self._results(request)["results"][0]["name"])
+                return self._call(self.picked[-1], {"city": "Tokyo" if lang == "en" else "东京"})
+            return Reply(content=f"{self._results(request)['temperature']:g} °C")
+        if turn in (0, 2):
+            amount = self._results(request)["amount"] if turn == 2 else None
+            self.amount = amount
+            return self._call("search_tools", {"query": queries[turn // 2]})
+        if turn == 1:
+            self.picked.append(self._results(request)["results"][0]["name"])
+            return self._call(self.picked[-1], {"amount": 100, "from_currency": "USD", "to_currency": "CNY"})
+        if turn == 3:
+            self.picked.append(self._results(request)["results"][0]["name"])
+            text = f"100 US dollars is {self.amount:g} yuan" if lang == "en" else f"100美元是{self.amount:g}元人民币"
+            return self._call(self.picked[-1], {"receiver": "Zhang Wei" if lang == "en" else "张伟", "content": text})
+        return Reply(content="Done." if lang == "en" else "已发送。")
+
+
+@pytest.mark.parametrize("mode", ["prompt", "fc"])
+def test_a_model_that_searches_reads_and_calls_scores_right(tmp_path: Path, mode: str) -> None:
+    """Both retrieval cases, live: searches answered by the catalog, a plan chaining two found APIs."""
+    agent = ReadingAgent(mode)
+    out = tmp_path / "retrieval.jsonl"
+    with OpenAIServer(agent) as server:
+        result = run(server, out, "--mode", mode, "--category", "retrieval", "--concurrency", "1")
+        assert result.exit_code == 0, result.output
+        bodies = [r.body for r in server.chat_requests]
+    # the first result of each search named the API the case needs: the real index answered
+    assert agent.picked == ["get_weather", "get_weather", "convert_currency", "send_message", "convert_currency", "send_message"]
+    if mode == "fc":
+        assert agent.offered[0] == ["search_tools"] and "get_weather" in agent.offered[1]  # found → callable
+        assert all("tools" in body for body in bodies)
+    else:
+        assert all("tools" not in body for body in bodies)
+        assert any('"parameters"' in str(m.get("content")) for body in bodies for m in body["messages"] if m["role"] == "user")
+    written = {(r["id"], r["lang"]): r for r in records(out)}
+    sent = written[("retrieval-plan-0001", "en")]["calls"][-1]
+    assert sent == {"api": "send_message", "args": {"receiver": "Zhang Wei", "content": "100 US dollars is 720 yuan"}}  # 720 came from convert_currency
+    scored = report(out, "--category", "retrieval")
+    assert {(r["id"], r["lang"]): r["correct"] for r in scored["results"]} == dict.fromkeys(written, True)
+    assert scored["overall"]["score"] == 1.0
+
+
+def test_a_model_that_guesses_past_a_useless_search_is_not_retrieved(tmp_path: Path) -> None:
+    def respond(request: ChatRequest) -> Reply:
+        turn = sum(1 for m in request.messages if m["role"] == "assistant")
+        if turn == 0:
+            return Reply(tool_calls=[tool_call("search_tools", {"query": "zzz"})])
+        if turn == 1:
+            return Reply(tool_calls=[tool_call("get_weather", {"city": "Tokyo"})])
+        assert "search_tools first" in str(request.messages[-1]["content"])  # the guessed call was not run
+        return Reply(content="Sorry.")
+
+    out = tmp_path / "guess.jsonl"
+    with OpenAIServer(respond) as server:
+        assert run(server, out, "--mode", "fc", "--lang", "en", "--category", "retrieval/call").exit_code == 0
+    [result] = report(out, "--lang", "en", "--category", "retrieval/call")["results"]
+    assert (result["correct"], result["error"]) == (False, "not_retrieved")
+
+
 # ----------------------------------------------------------------------------- agents
 
 
