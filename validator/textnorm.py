@@ -14,8 +14,8 @@ expression; the one pattern below matches a single character):
   (``+ - * = < > % ^ ~ | &``, mathematical and currency symbols), and the decimal point,
   thousands separator or colon between two digits (``3.5``, ``20,000``, ``17:00``). A dash is
   a minus when a digit follows it (``-3``, ``x - 1``, ``2024-06-12``), otherwise a hyphen or a
-  dash between words (``follow-up`` = ``follow up``); a slash is a division next to a digit
-  (``1/2``, ``x/2``), otherwise a separator (``pass/fail`` = ``pass fail``).
+  dash between words (``follow-up`` = ``follow up``); a slash is a division when a digit is
+  next to it (``1/2``, ``x / 2``), otherwise a separator (``pass/fail`` = ``pass fail``).
 """
 
 from __future__ import annotations
@@ -95,11 +95,11 @@ def _symbol(text: str, index: int) -> str:
     char = text[index]
     if char == "-":
         return " - " if _digit_follows(text, index + 1) else " "
-    if char in ".,:/":
+    if char == "/":  # a fraction or a division (1/2, x / 2), not "pass/fail" or "km/h"
+        return " / " if _digit_precedes(text, index - 1) or _digit_follows(text, index + 1) else " "
+    if char in ".,:":
         before = text[index - 1] if index else ""
         after = text[index + 1] if index + 1 < len(text) else ""
-        if char == "/":  # a fraction or a division (1/2, x/2), not "pass/fail" or "km/h"
-            return " / " if before in _DIGITS or after in _DIGITS else " "
         return char if before in _DIGITS and after in _DIGITS else " "
     if char in _OPERATORS:
         return f" {char} "
@@ -123,6 +123,14 @@ def _digit_follows(text: str, start: int) -> bool:
     while start < end and text[start] == " ":
         start += 1
     return start < end and text[start] in _DIGITS
+
+
+def _digit_precedes(text: str, end: int) -> bool:
+    """Whether the last character at or before end that is not a space is a digit (linear as above:
+    a run of spaces is scanned at most once forwards and once backwards)."""
+    while end >= 0 and text[end] == " ":
+        end -= 1
+    return end >= 0 and text[end] in _DIGITS
 
 
 def contains_phrase(text: str, phrase: str) -> bool:

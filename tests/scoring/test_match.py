@@ -235,3 +235,40 @@ def test_contains_accepts_any_query_holding_every_phrase() -> None:
     assert not matches(want, 42)
     assert list(problems({"$contains": []}))
     assert list(problems({"$contains": ["ok", [""]]}))
+
+
+def test_an_explicit_default_is_accepted_wherever_omitting_is(schemas: ApiSchemas) -> None:
+    # seats defaults to 1; the answer allows omitting it or giving 2
+    answer = calls(("book_flight", {"from_city": "Shanghai", "to_city": "Beijing", "date": "2024-06-20", "seats": {"$optional": 2}}))
+    base = "[book_flight(from_city='Shanghai', to_city='Beijing', date='2024-06-20'{})]"
+    assert judge(schemas, answer, base.format("")).correct
+    assert judge(schemas, answer, base.format(", seats=2")).correct
+    assert judge(schemas, answer, base.format(", seats=1")).correct  # the default, as good as omitting
+    assert judge(schemas, answer, base.format(", seats=3")).error == "wrong_value"
+    required = calls(("book_flight", {"from_city": "Shanghai", "to_city": "Beijing", "date": "2024-06-20", "seats": 2}))
+    assert judge(schemas, required, base.format(", seats=1")).error == "wrong_value"  # not optional: the default is wrong
+
+
+def test_an_argument_the_api_does_not_declare_fails_even_when_the_answer_names_it(schemas: ApiSchemas) -> None:
+    answer = calls(("get_weather", {"city": "Hangzhou", "country": "CN"}))
+    verdict = judge(schemas, answer, "[get_weather(city='Hangzhou', country='CN')]")
+    assert verdict.error == "unexpected_parameter" and "no parameter" in verdict.detail
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[ｇｅｔ_ｗｅａｔｈｅｒ(city='Hangzhou')]",
+        '[{"name": "ｇｅｔ_ｗｅａｔｈｅｒ", "arguments": {"city": "Hangzhou"}}]',
+        "[get_ｗeather(city='Hangzhou')]",
+    ],
+)
+def test_full_width_api_names_are_wrong_in_every_syntax(schemas: ApiSchemas, text: str) -> None:
+    assert judge(schemas, WEATHER, text).error == "wrong_api"
+
+
+def test_full_width_argument_names_are_wrong_in_every_syntax(schemas: ApiSchemas) -> None:
+    assert judge(schemas, WEATHER, "[get_weather(ｃｉｔｙ='Hangzhou')]").error == "missing_parameter"
+    assert judge(schemas, WEATHER, '[{"name": "get_weather", "arguments": {"ｃｉｔｙ": "Hangzhou"}}]').error == "missing_parameter"
+    # string values are data, not names: a full-width value is free text like any other
+    assert judge(schemas, WEATHER, "[get_weather(city='Ｈａｎｇｚｈｏｕ')]").correct
