@@ -55,6 +55,7 @@ CANONICAL = {
 }
 
 MAX_KEYWORD_CHARS = 24
+MAX_PARAMS = 64  # parameters read from one [INVALID] detail; more can never be a right answer
 _OPEN = "[【［"
 _CLOSE = "]】］"
 # a line that starts (after spaces or tabs) with an opening bracket; one run of spaces per line
@@ -92,10 +93,15 @@ def _keyword(raw: str) -> str | None:
 
 
 def find_markers(text: str) -> list[Marker]:
-    """Every marker line in text, in order (a bracketed word that is no keyword is not one)."""
+    """The marker lines of text, in order (a bracketed word that is no keyword is not one).
+
+    Reading stops at the first marker that says something else than the first one (the answer
+    is hedged then, whatever follows); a marker line repeated word for word is read once.
+    """
     if "[" not in text and "【" not in text and "［" not in text:
         return []
     found: list[Marker] = []
+    read: dict[tuple[str, str], Special] = {}
     for match in _LINE_WITH_BRACKET.finditer(text):
         opening = match.end() - 1
         line_end = text.find("\n", opening)
@@ -107,7 +113,13 @@ def find_markers(text: str) -> list[Marker]:
         kind = _keyword(text[opening + 1 : closing])
         if kind is None:
             continue
-        found.append(Marker(_read_detail(kind, text[closing + 1 : line_end]), match.start(), line_end))
+        rest = text[closing + 1 : line_end]
+        special = read.get((kind, rest))
+        if special is None:
+            special = read[(kind, rest)] = _read_detail(kind, rest)
+        found.append(Marker(special, match.start(), line_end))
+        if special != found[0].special:
+            break
     return found
 
 
@@ -172,13 +184,14 @@ def read_params(detail: str) -> tuple[tuple[str, Any], ...]:
 
     An unquoted value runs to the separator (``,`` ``;`` or their full-width forms) that is
     followed by the next ``name=``, so ``amount=25,000, currency=CNY`` reads 25,000 whole.
-    Reading stops at the first part that is not ``name=value``.
+    Reading stops at the first part that is not ``name=value``, or after one parameter more
+    than ``MAX_PARAMS`` (so the names cannot match).
     """
     pairs: list[tuple[str, Any]] = []
     end = len(detail)
     index = 0
     unclosed: set[str] = set()  # openings whose closing search already ran to the end
-    while True:
+    while len(pairs) <= MAX_PARAMS:
         while index < end and (detail[index].isspace() or detail[index] in _SEPARATORS):
             index += 1
         if index >= end:
@@ -291,7 +304,7 @@ def read_value(raw: str) -> Any:
             if isinstance(parsed, str):
                 return parsed
         return raw[1:-1]
-    if raw[0] in "[{":
+    if raw[0] in "[{" and raw[-1] == ("]" if raw[0] == "[" else "}"):
         parsed = _python_literal(raw)
         if parsed is not _UNREADABLE:
             return parsed
