@@ -45,7 +45,7 @@ class LinearPattern(NamedTuple):
 @lru_cache(maxsize=4096)
 def compile_regex(pattern: str) -> LinearPattern:
     """The linear-time program for pattern; raises RegexError."""
-    import re2  # imported on first use: most commands never match a $regex
+    import re2  # type: ignore[import-untyped]  # no stubs; imported on first use: most commands never match a $regex
 
     flags, rest = _leading_flags(pattern)
     conditions: list[tuple[bool, str]] = []

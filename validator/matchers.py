@@ -163,7 +163,7 @@ def render(value: Any, lang: str | None = None) -> Any:
     if not is_matcher(value):
         return {k: render(v, lang) for k, v in value.items()}
     kind = matcher_kind(value)
-    body = value.get(kind) if kind else None
+    body: Any = value.get(kind) if kind else None
     if kind == "$any":
         return render(body[0], lang)
     if kind in ("$optional", "$unordered"):
@@ -213,7 +213,7 @@ def _concrete(value: Any, lang: str | None) -> Iterator[Any]:
             yield dict(zip(keys, combo))
         return
     kind = matcher_kind(value)
-    body = value.get(kind) if kind else None
+    body: Any = value.get(kind) if kind else None
     if kind == "$any":
         for option in body:
             yield from _concrete(option, lang)
@@ -320,8 +320,8 @@ def _object_matches(expected: dict[str, Any], actual: dict[str, Any], lang: str 
 def _match_matcher(expected: dict[str, Any], actual: Any, lang: str | None, schema: Any) -> bool:
     if len(expected) == 1:  # the common matchers without secondary keys, read directly
         if "$text" in expected:
-            body = expected["$text"]
-            return type(actual) is str and (actual == body or normalize_text(actual) == normalized_text(body))
+            text = expected["$text"]
+            return type(actual) is str and (actual == text or normalize_text(actual) == normalized_text(text))
         if "$any" in expected:
             return any(matches(option, actual, lang, schema) for option in expected["$any"])
         if "$optional" in expected:
@@ -330,7 +330,7 @@ def _match_matcher(expected: dict[str, Any], actual: Any, lang: str | None, sche
             has_default, default = _default_of(schema)  # an explicit default is as good as omitting
             return has_default and literal_equal(default, actual)
     kind = matcher_kind(expected)
-    body = expected.get(kind) if kind else None
+    body: Any = expected.get(kind) if kind else None
     if kind == "$contains":
         if not isinstance(actual, str):
             return False
@@ -365,7 +365,7 @@ def literal_equal(a: Any, b: Any) -> bool:
         return isinstance(b, list) and len(a) == len(b) and all(literal_equal(x, y) for x, y in zip(a, b))
     if isinstance(a, dict):
         return isinstance(b, dict) and a.keys() == b.keys() and all(literal_equal(a[k], b[k]) for k in a)
-    return a == b
+    return bool(a == b)
 
 
 def perfect_matching(compatible: list[list[bool]]) -> bool:

@@ -65,10 +65,10 @@ def literal(node: ast.expr, depth: int) -> Any:
     if kind is ast.UnaryOp and isinstance(node.op, (ast.USub, ast.UAdd)):  # type: ignore[attr-defined]
         operand = node.operand  # type: ignore[attr-defined]
         if type(operand) is ast.Constant and type(operand.value) in (int, float):
-            value = operand.value
-            if isinstance(value, float) and not math.isfinite(value):
+            number: int | float = operand.value  # type: ignore[assignment]  # checked just above
+            if isinstance(number, float) and not math.isfinite(number):
                 raise FormatError("numbers must be finite")
-            return -value if isinstance(node.op, ast.USub) else value  # type: ignore[attr-defined]
+            return -number if isinstance(node.op, ast.USub) else number  # type: ignore[attr-defined]
         raise FormatError("a sign applies only to a number literal")
     if kind is ast.List or kind is ast.Tuple:
         return [literal(item, depth + 1) for item in node.elts]  # type: ignore[attr-defined]

@@ -180,8 +180,8 @@ def _api_counts(expected: Sequence[Mapping[str, Any]], actual: Sequence[Call]) -
     if len(expected) == 1 and len(actual) == 1:
         return (1, 0, 0) if expected[0].get("api") == actual[0].api else (0, 1, 1)
     wanted: dict[Any, int] = {}
-    for call in expected:
-        wanted[call.get("api")] = wanted.get(call.get("api"), 0) + 1
+    for expected_call in expected:
+        wanted[expected_call.get("api")] = wanted.get(expected_call.get("api"), 0) + 1
     tp = 0
     for call in actual:
         if wanted.get(call.api, 0) > 0:
@@ -210,7 +210,7 @@ def compare_call(expected: Mapping[str, Any], actual: Call, schemas: ApiSchemas,
     wanted: Mapping[str, Any] = expected.get("args") or {}
     if actual.api != api:
         return CallCheck("wrong_api", f"called {_short(actual.api)}, expected {api}", 0, len(actual.args), _countable(wanted))
-    properties = schemas.properties.get(api)  # type: ignore[arg-type]
+    properties = schemas.properties.get(api)
     given = actual.args
     tp = fp = fn = 0
     errors: list[tuple[int, str, str]] = []
@@ -284,9 +284,11 @@ def type_ok(schema: Any, got: Any, want: Any = None) -> bool:
         if declared == "integer" and isinstance(got, float) and not got.is_integer():
             return False
         if declared == "array":
+            assert isinstance(schema, dict) and isinstance(got, list)
             items = schema.get("items")
             return all(type_ok(items, item) for item in got) if isinstance(items, dict) else True
         if declared == "object":
+            assert isinstance(schema, dict) and isinstance(got, dict)
             properties = schema.get("properties")
             if isinstance(properties, dict):
                 return all(type_ok(properties[key], value) for key, value in got.items() if key in properties)

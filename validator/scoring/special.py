@@ -131,11 +131,11 @@ def find_special(text: str) -> Special | None:
 
 def _closing_bracket(text: str, start: int, line_end: int) -> int | None:
     """The closing bracket of a keyword of 1–24 characters starting at start, if any."""
-    limit = min(line_end, start + MAX_KEYWORD_CHARS + 1)
-    for index in range(start, limit):
-        if text[index] in _CLOSE:
-            return index if index > start else None
-    return None
+    window = text[start : min(line_end, start + MAX_KEYWORD_CHARS + 1)]
+    found = [index for index in (window.find(char) for char in _CLOSE) if index != -1]
+    if not found or min(found) == 0:
+        return None
+    return start + min(found)
 
 
 def _identifier_length(text: str, start: int = 0) -> int:
@@ -379,7 +379,7 @@ def same_value(expected: Any, actual: Any, lang: str | None = None) -> bool:
         if isinstance(actual, str):
             return fold_free_text(actual) == fold_free_text(expected)
         if _is_number(actual):
-            return read_number(fold_free_text(expected)) == actual
+            return bool(read_number(fold_free_text(expected)) == actual)
         if isinstance(actual, bool):
             return fold_free_text(expected) in (_TRUE if actual else _FALSE)
         return False
