@@ -51,7 +51,26 @@ from validator.scoring.special import Marker, Special, describe as describe_spec
 MAX_OUTPUT_CHARS = 1 << 20  # 1 Mi characters; real answers are well under 10 KiB
 MAX_CALLS = 64
 
-__all__ = ["MAX_CALLS", "MAX_DEPTH", "MAX_NAME_CHARS", "MAX_OUTPUT_CHARS", "MAX_STRING_CHARS", "Call", "Parsed"]
+__all__ = [  # the size caps of validator.scoring.literals are re-exported with this module's own
+    "MAX_CALLS",
+    "MAX_DEPTH",
+    "MAX_NAME_CHARS",
+    "MAX_OUTPUT_CHARS",
+    "MAX_STRING_CHARS",
+    "NO_CALLS",
+    "Call",
+    "Parsed",
+    "calls_from_json",
+    "format_error",
+    "hedged",
+    "makes_calls",
+    "parse_calls_text",
+    "parse_prediction",
+    "parse_python",
+    "parse_text",
+    "parse_tool_calls",
+    "unfence",
+]
 
 _FENCE_LANGUAGE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-")
 _NEWLINES = re.compile(r"\r\n|\r|\n")  # line ends as Python's tokenizer counts them
