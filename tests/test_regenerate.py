@@ -10,8 +10,8 @@ import yaml
 
 from tests.fixture_repos import REPOS, materialise
 from validator import engine
-from validator.repo import Repo
 from validator.regenerate import stale_tool_results
+from validator.repo import Repo
 
 
 def _set(data: Any, pointer: str, value: Any) -> None:

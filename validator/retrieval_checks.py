@@ -60,8 +60,10 @@ def _findable(options: list[tuple[list[Any], str]], runtime: Any, searcher: Any,
     for calls, pointer in options:
         for j, call in enumerate(calls):
             api = call.get("api") if isinstance(call, dict) else None
-            spec = runtime.specs.get(api) if isinstance(api, str) else None
-            if not isinstance(spec, Mapping) or api in seen or api == SEARCH_API:
+            if not isinstance(api, str) or api in seen or api == SEARCH_API:
+                continue
+            spec = runtime.specs.get(api)
+            if not isinstance(spec, Mapping):
                 continue
             seen.add(api)
             query = reference_query(spec, lang)
@@ -115,9 +117,7 @@ def _leaf_values(value: Any) -> Iterator[str | int | float]:
     elif isinstance(value, list):
         for item in value:
             yield from _leaf_values(item)
-    elif isinstance(value, str) and value.strip():
-        yield value
-    elif isinstance(value, (int, float)) and not isinstance(value, bool):
+    elif isinstance(value, str) and value.strip() or isinstance(value, (int, float)) and not isinstance(value, bool):
         yield value
 
 
@@ -136,7 +136,7 @@ class _Values:
                     self.exact.add(date.group(0))
                 self.texts.append(matchers.normalize_text(leaf))
 
-    def holds(self, value: str | int | float) -> bool:
+    def holds(self, value: str | float) -> bool:
         if _key(value) in self.exact:
             return True
         if not isinstance(value, str):
@@ -148,13 +148,13 @@ class _Values:
         return len(phrase) >= 3 and any(matchers.contains_phrase(text, phrase) for text in self.texts)
 
 
-def _key(value: str | int | float) -> str:
+def _key(value: str | float) -> str:
     if isinstance(value, str):
         return value.strip().casefold()
     return str(int(value)) if float(value).is_integer() else repr(float(value))
 
 
-def _said(value: str | int | float, said: str) -> bool:
+def _said(value: str | float, said: str) -> bool:
     """Whether the user's words already give value (after the free-text normalisation)."""
     normalised = matchers.normalize_text(str(value) if not isinstance(value, str) else value)
     return bool(normalised) and matchers.contains_phrase(said, normalised)
