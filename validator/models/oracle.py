@@ -2,11 +2,13 @@
 
 For a case it renders the checkpoint's first alternative (matchers rendered: the first
 ``$any``, the ``$text`` string, the ``$regex`` example …) in the syntax the request asks for,
-or the special answer's marker line in the request's language. In a scenario it makes the
-reference calls not made yet; before a call that a ``confirmed`` milestone says the user must
-approve, it stops and asks — telling the user the facts the milestone lists — and goes on once
-the user has answered; at the end it tells the user each output fact in a sentence of its own
-(``validator.facts.sentence``). Scoring its predictions must give exactly 1.0 everywhere.
+or the special answer's marker line in the request's language. In a retrieval episode it
+searches for each expected API with its reference query, then calls it, one step a turn
+(``validator.models.retrieval``). In a scenario it makes the reference calls not made yet;
+before a call that a ``confirmed`` milestone says the user must approve, it stops and asks —
+telling the user the facts the milestone lists — and goes on once the user has answered; at the
+end it tells the user each output fact in a sentence of its own (``validator.facts.sentence``).
+Scoring its predictions must give exactly 1.0 everywhere.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from validator.facts import FactError, read_facts, sentence
 from validator.models.base import ModelContext, Reply, Request
 from validator.models.render import text_calls, tool_calls
 from validator.models.request import first_alternative
+from validator.models.retrieval import reference_calls_next
 from validator.sandbox.replay import call_matches, milestone_alternatives
 from validator.scoring.agent import Confirmations, reference_calls, scenario_clock
 from validator.scoring.special import render_special
@@ -31,15 +34,21 @@ _ASK = {"en": ("Before I go ahead, please confirm:", "Shall I go ahead?"), "zh":
 class OracleModel:
     name = "oracle"
 
-    def __init__(self, cases: Mapping[str, Any], scenarios: Mapping[str, Any]) -> None:
+    def __init__(self, cases: Mapping[str, Any], scenarios: Mapping[str, Any], specs: Mapping[str, Any] | None = None) -> None:
         self.cases = cases
         self.scenarios = scenarios
+        self.specs = specs or {}
 
     def complete(self, request: Request) -> Reply:
         if request.kind == "scenario":
             return self._agent_turn(request)
         answer = checkpoint_answers(self.cases[request.id][request.lang])[request.step]
         native = request.syntax == "tool_calls"
+        if request.kind == "retrieval":
+            steps = reference_calls_next(answer, request, self.specs)
+            if not steps:
+                return Reply(_DONE[request.lang], [] if native else None)
+            return Reply(None, tool_calls(steps)) if native else Reply(text_calls(steps, request.syntax))
         if "special" in answer:
             return Reply(render_special(answer, request.lang), [] if native else None)
         calls = first_alternative(answer, request.lang)
@@ -100,4 +109,4 @@ def _question(milestone: Mapping[str, Any], lang: str) -> str:
 
 
 def create(context: ModelContext) -> OracleModel:
-    return OracleModel(context.cases, context.scenarios)
+    return OracleModel(context.cases, context.scenarios, context.specs)
