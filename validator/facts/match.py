@@ -16,6 +16,7 @@ from validator.facts.lexicon import UNITS
 from validator.facts.model import AnyFact, CodeFact, DateFact, Fact, NumberFact, PhraseFact, TimeFact
 from validator.facts.scan import Analysis, Mention, said
 
+
 def told(fact: Fact, analysis: Analysis, lang: str) -> bool:
     """Whether the analysed text tells fact to a user of lang."""
     if isinstance(fact, AnyFact):

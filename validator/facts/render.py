@@ -57,9 +57,9 @@ def number_text(value: Decimal, lang: str) -> str:
         return f"{whole:,}" if lang == "en" else str(whole)
     text = format(value.normalize(), "f")
     if lang == "en":
-        whole, _, fraction = text.partition(".")
-        sign = "-" if whole.startswith("-") else ""
-        return f"{sign}{int(whole.lstrip('-')):,}.{fraction}"
+        digits, _, fraction = text.partition(".")
+        sign = "-" if digits.startswith("-") else ""
+        return f"{sign}{int(digits.lstrip('-')):,}.{fraction}"
     return text
 
 

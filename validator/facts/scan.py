@@ -528,19 +528,19 @@ class _Scanner:
                     return True
         # 2025年5月9日, 2025年5月
         if length == 4 and self.char(self.skip_spaces(end)) == "年":
-            year = int(text[start:end])
+            written_year = int(text[start:end])
             after_year = self.skip_spaces(self.skip_spaces(end) + 1)
-            month_day = self._month_day_zh(after_year)
-            if month_day is not None:
-                (month, day), stop = month_day
-                self.date(start, stop, _valid([(year, month, day)]) if day else [])
+            zh_month_day = self._month_day_zh(after_year)
+            if zh_month_day is not None:
+                (zh_month, zh_day), stop = zh_month_day
+                self.date(start, stop, _valid([(written_year, zh_month, zh_day)]) if zh_day else [])
                 return True
         # 5月9日
         if length <= 2 and self.char(self.skip_spaces(end)) == "月":
-            month_day = self._month_day_zh(start)
-            if month_day is not None:
-                (month, day), stop = month_day
-                self.date(start, stop, _valid([(None, month, day)]) if day else [])
+            zh_month_day = self._month_day_zh(start)
+            if zh_month_day is not None:
+                (zh_month, zh_day), stop = zh_month_day
+                self.date(start, stop, _valid([(None, zh_month, zh_day)]) if zh_day else [])
                 return True
         # 5/9, 9/5/2025
         if length <= 2 and sep == "/" and not (self.char(start - 1).isdigit() or self.char(start - 1) == "/"):

@@ -5,13 +5,12 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from validator import matchers
+from validator import facts, matchers
 from validator.diagnostics import Finding, join_pointer
 from validator.loading import Document
 from validator.rules.answers import spec_parameters, value_errors
 from validator.rules.context import Context
 from validator.rules.registry import rule
-from validator import facts
 from validator.text import has_cjk
 
 SANDBOX_FILES = ("sandbox.py", "state.yaml", "policy.en.md", "policy.zh.md")
@@ -197,7 +196,7 @@ def invalid_scenario_call(document: Document, context: Context) -> Iterator[Find
                     yield Finding(f"{api} requires {name!r}, which this reference call does not give", base + "/args")
     compare = _data(document).get("compare")
     matched = compare.get("match") if isinstance(compare, dict) else None
-    for path, value in (matched.items() if isinstance(matched, dict) else []):
+    for path, value in matched.items() if isinstance(matched, dict) else ():
         for problem, pointer in matchers.problems(value, allow_lang=True):
             yield Finding(f"compare.match {path}: {problem}", join_pointer("compare", "match", path) + pointer)
 

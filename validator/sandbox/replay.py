@@ -237,7 +237,7 @@ def compare_states(
     """
     compare = compare or {}
     out: list[str] = []
-    matched = compare.get("match") if isinstance(compare.get("match"), Mapping) else {}
+    matched: Mapping[str, Any] = compare["match"] if isinstance(compare.get("match"), Mapping) else {}
     for path, matcher in matched.items():
         parts = _split(str(path))
         wanted = {tuple(place) for place, _ in _reached(expected, parts, [])}

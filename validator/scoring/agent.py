@@ -19,8 +19,8 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
-from validator.matchers import render
 from validator.facts import Analysis, FactError, analyse, read_fact, read_facts, told
+from validator.matchers import render
 from validator.scoring.literals import FormatError
 from validator.scoring.parse import Call, calls_from_json
 from validator.scoring.transcript import Transcript, read_transcript
