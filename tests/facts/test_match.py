@@ -109,6 +109,8 @@ TOLD = [
     ({"phrase": {"en": ["book"], "zh": ["订"]}}, "I booked it.", "en"),
     ({"phrase": {"en": ["booked"], "zh": ["订好"]}}, "No problem, booked!", "en"),
     ({"phrase": {"en": ["cancelled"], "zh": ["已取消"]}}, "订单已取消。", "zh"),
+    ({"phrase": {"en": ["transferred"], "zh": ["为您转"]}}, "已为您转账3,000元。", "zh"),
+    ({"phrase": {"en": ["cancelled"], "zh": ["已取消"]}}, "订单已取消，退款稍后到账。", "zh"),
     ({"phrase": {"en": ["credit score"], "zh": ["信用评分"]}}, "Your credit score is below the bank's minimum.", "en"),
     ({"any": [{"phrase": {"en": ["sold out"], "zh": ["售罄"]}}, {"number": 0, "unit": "seat"}]}, "0 seats left", "en"),
     ({"any": [{"phrase": {"en": ["sold out"], "zh": ["售罄"]}}, {"number": 0, "unit": "seat"}]}, "已经卖光，售罄了", "zh"),
@@ -153,6 +155,9 @@ NOT_TOLD = [
     ({"phrase": {"en": ["cancelled"], "zh": ["取消"]}}, "这单还没取消", "zh"),
     ({"phrase": {"en": ["cancelled"], "zh": ["取消"]}}, "cancelled", "zh"),
     ({"phrase": {"en": ["transferred"], "zh": ["已转"]}}, "Sorry, I could NOT do any of that. 2000 CNY", "en"),
+    ({"phrase": {"en": ["transferred"], "zh": ["转出"]}}, "抱歉，转出失败了。", "zh"),
+    ({"phrase": {"en": ["cancelled"], "zh": ["取消"]}}, "这单取消不了。", "zh"),
+    ({"phrase": {"en": ["sent"], "zh": ["发送"]}}, "The text was sent failed, sorry.", "en"),
 ]
 
 

@@ -169,6 +169,33 @@ PARAPHRASES = {
 }
 
 
+# Replies written the way strong models report, for a spread of scenarios and both languages.
+PARAPHRASES.update({
+ ("bank-0001","en"): "All done! I've transferred ¥3,000 from your checking account to your savings account. Your checking account balance is now ¥20,560.80.",
+ ("bank-0001","zh"): "已为您从活期账户转出3,000元到储蓄账户。现在活期账户余额为20,560.80元。",
+ ("bank-0004","en"): "Your early repayment of 2,000 yuan on car loan L-5001 went through. Outstanding principal: 37,483.81 yuan. Your savings account now holds 10,800.00 yuan.",
+ ("bank-0004","zh"): "已从储蓄账户提前还款2000元，车贷L-5001剩余本金37,483.81元，储蓄账户余额10,800元。",
+ ("bank-0007","en"): "Good news — your loan was approved! Loan ID: L-5002. Annual rate: 3.85%. Monthly payment: ¥3,669.78 for 60 months. First payment due August 15, 2024. The 200,000 yuan has been deposited into your checking account.",
+ ("bank-0007","zh"): "您的贷款已获批，编号L-5002，年利率3.85%，每月还款3,669.78元，共60期，首次还款日为2024年8月15日，20万元已打入您的活期账户。",
+ ("food-0001","en"): "Your order from Chuanwei Kitchen has been placed: 2× Mapo Tofu and 2× Steamed Rice, delivered to your home. Total: ¥66.00 (including ¥4 delivery). Order ID: FO1008.",
+ ("food-0001","zh"): "已为您在川味小馆下单：麻婆豆腐×2、米饭×2，送到家。合计66元（含配送费4元），订单号FO1008。",
+ ("travel-0001","en"): "Booked and paid! HO1253 departs Shanghai at 14:10 on July 17 and lands in Beijing at 16:25. Economy fare: ¥792, paid from your wallet. Booking TB-1009.",
+ ("travel-0001","zh"): "已为您预订HO1253航班，7月17日14:10从上海起飞，16:25到达北京，经济舱792元，已用钱包支付，订单号TB-1009。",
+ ("phone-0001","en"): "Wi-Fi was off, so I turned it on. Your message to Zhang Wei has been sent.",
+ ("phone-0001","zh"): "Wi-Fi 之前是关着的，我已经帮你打开了。短信已发送给张伟。",
+ ("calendar-0001","en"): "I've scheduled \"Onboarding metrics review\" for Thursday, July 18 from 13:30 to 14:30 with Zhang Wei and Priya Raman, and booked Bamboo (RM-3A, 8 seats, video) for it.",
+ ("calendar-0001","zh"): "已为您创建“新手引导数据复盘”，7月18日周四13:30-14:30，参会人张伟和Priya Raman，并预订了翠竹会议室（RM-3A，8人，带视频）。",
+ ("office-0001","en"): "Report ER-10 \"London workshop June 2024\" has been submitted to Guo Ming with the hotel, taxi and dinner expenses; the total comes to 4,797.48 CNY. I also replied to Oliver.",
+ ("office-0001","zh"): "报销单ER-10已提交给郭明，包含酒店、打车和晚餐三笔，总计4797.48元。也已回复Oliver的邮件。",
+ ("travel-0011","en"): "Your flight has been cancelled. Because it departs within 24 hours, you get a 50% refund: 1,090 CNY back to your card ending 4821.",
+ ("travel-0011","zh"): "航班已为您取消。由于距起飞不足24小时，退款50%，即1090元，将退回尾号4821的银行卡。",
+ ("phone-0018","en"): "Paid your CityPower electricity bill of 186.50 CNY from checking; your balance is now 25,376.12 CNY. I've also deleted the CityPower text.",
+ ("phone-0018","zh"): "电费186.5元已从活期账户缴清，余额还剩25376.12元。CityPower那条短信也已删除。",
+ ("food-0010","en"): "Night Owl Skewers is closed right now (it opens at 5 pm). I've ordered the Dan Dan Noodles and Mapo Tofu from Chuanwei Kitchen to your office with the SICHUAN5 coupon — total 49 yuan.",
+ ("food-0010","zh"): "夜猫子烧烤现在还没开门，下午5点才营业。已为您在川味小馆下单担担面和麻婆豆腐，送到公司，用了SICHUAN5券，合计49元。",
+})
+
+
 @pytest.mark.parametrize("key", sorted(PARAPHRASES))
 def test_paraphrases_of_former_sentence_facts_pass(corpus: Repo, key: tuple[str, str]) -> None:
     import datetime as dt

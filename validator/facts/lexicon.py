@@ -137,3 +137,8 @@ NEGATIONS_EN = frozenset({"not", "no", "never", "cannot", "unable", "nothing", "
 NEGATIONS_ZH = ("不", "没", "未", "无法")
 NEGATION_WINDOW_EN = 3  # words before the match
 NEGATION_WINDOW_ZH = 3  # characters before the match
+
+# Words right after a phrase that say it did not happen: "转出失败", "取消不了", "sending failed".
+FAILURES_ZH = ("失败", "不成功", "未成功", "没成功", "没有成功", "不了", "不到")
+FAILURE_WINDOW_ZH = 4  # characters after the match
+FAILURES_EN = frozenset({"failed", "unsuccessful"})

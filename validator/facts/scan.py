@@ -31,6 +31,9 @@ from validator.facts.lexicon import (
     NEGATION_WINDOW_ZH,
     NEGATIONS_EN,
     NEGATIONS_ZH,
+    FAILURE_WINDOW_ZH,
+    FAILURES_EN,
+    FAILURES_ZH,
     ORDINAL_SUFFIXES,
     RELATIVE_DAYS_EN,
     RELATIVE_DAYS_ZH,
@@ -218,7 +221,7 @@ def said(flat: str, alternatives: Sequence[str]) -> bool:
     or more also with an English ending (``balance`` in ``balances``, ``book`` in ``booked``) —
     Chinese anywhere. An
     occurrence right after a negation in the same clause (``not paid``, ``未支付``,
-    ``无法取消``) does not count.
+    ``无法取消``), or right before words of failure (``转出失败``, ``取消不了``), does not count.
     """
     for words in alternatives:
         phrase = normalise_words(words)
@@ -235,7 +238,7 @@ def said(flat: str, alternatives: Sequence[str]) -> bool:
             if not (latin_start and start > 0 and _is_ascii_alnum(flat[start - 1])) and not (
                 latin_end and end < len(flat) and _is_ascii_alnum(flat[end])
             ):
-                if not _negated(flat, start):
+                if not _negated(flat, start) and not _failed(flat, end):
                     return True
             start = flat.find(phrase, start + 1)
     return False
@@ -256,6 +259,15 @@ def _negated(flat: str, position: int) -> bool:
     if any(word in window.replace(" ", "")[-NEGATION_WINDOW_ZH:] for word in NEGATIONS_ZH):
         return True
     return any(word in NEGATIONS_EN for word in window.split()[-NEGATION_WINDOW_EN:])
+
+
+def _failed(flat: str, end: int) -> bool:
+    """Whether the words right after a match say it did not happen: 转出失败, 取消不了, sent failed."""
+    window = flat[end : end + 12]
+    window = window[: window.find("|")] if "|" in window else window
+    if any(word in window.replace(" ", "")[:FAILURE_WINDOW_ZH] for word in FAILURES_ZH):
+        return True
+    return any(word in FAILURES_EN for word in window.split()[:1])
 
 
 def _space_table(text: str) -> dict[int, str]:
