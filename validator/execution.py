@@ -2,7 +2,10 @@
 
 - parity between specs and sandbox classes (EXE001–EXE003), sandboxes that cannot load (EXE004);
 - a static scan of every sandbox.py for isolation breaches and nondeterminism (EXE014, EXE016);
-- every ground-truth call of every case whose APIs are runnable (EXE005);
+- every ground-truth call of every case whose APIs are runnable (EXE005), and that the
+  results a dialogue records are what the calls return (EXE017);
+- retrieval cases: every expected API is found by its reference query, and a plan's later call
+  needs an earlier one (EXE018, EXE019; ``validator.retrieval_checks``);
 - every scenario: reference calls run (EXE006), twice alike (EXE007), change what a do-nothing
   agent does not (EXE008, EXE009), reach every milestone in order and no minefield (EXE010,
   EXE011), and name only APIs its sandboxes run (EXE012);
@@ -17,14 +20,15 @@ from __future__ import annotations
 import ast
 import json
 import inspect
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from validator import matchers
 from validator.diagnostics import Diagnostic, Location, join_pointer
 from validator.loading import Document
 from validator.repo import Repo
+from validator.retrieval_checks import check_retrieval_case
 from validator.rules import RULES
 from validator.rules.answers import alternatives, checkpoints, iter_calls, sides
 from validator.sandbox.replay import (
@@ -67,6 +71,8 @@ def run_repo(repo: Repo, time_limit: float | None = DEFAULT_TIME_LIMIT) -> list[
     check_parity(repo, runtime, report)
     for document in repo.of_kind("case"):
         execute_case(document, runtime, report, time_limit)
+        for finding in check_retrieval_case(document.data, runtime, time_limit):
+            report.at_document(finding.code, document.path, finding.pointer, finding.message, finding.lang)
     for document in repo.of_kind("scenario"):
         execute_scenario(document, runtime, report, time_limit)
     return report.diagnostics()
@@ -295,8 +301,23 @@ def signature_problems(function: Any, spec: Mapping[str, Any]) -> list[str]:
 # ----------------------------------------------------------------------------- cases
 
 
-def execute_case(document: Document, runtime: Runtime, report: Report, time_limit: float | None) -> None:
-    """EXE005: run every checkpoint of a case whose called APIs are all runnable."""
+class StaleResult(NamedTuple):
+    """A recorded tool result that differs from what its call really returns (EXE017), as data:
+    what ``validator.regenerate`` hands a fixer to write back."""
+
+    path: str
+    pointer: str  # JSON pointer of the recorded result, e.g. /en/turns/2/tool/0/result
+    lang: str
+    api: str | None
+    recorded: Any
+    actual: Any
+
+
+def execute_case(
+    document: Document, runtime: Runtime, report: Report, time_limit: float | None, on_stale: Callable[[StaleResult], None] | None = None
+) -> None:
+    """EXE005: run every checkpoint of a case whose called APIs are all runnable (and EXE017:
+    compare the tool turns that record their results; ``on_stale`` also receives each mismatch)."""
     data = document.data
     if not isinstance(data, dict):
         return
@@ -316,10 +337,12 @@ def execute_case(document: Document, runtime: Runtime, report: Report, time_limi
             observed: list[Any] = []
             if options and not _run_calls(session, options[0][0], options[0][1], lang, document, runtime, report, observed):
                 break  # later checkpoints build on this one
-            _compare_tool_turn(turns, index + 1, observed, lang, document, report)
+            _compare_tool_turn(turns, index + 1, observed, lang, document, report, on_stale)
 
 
-def _compare_tool_turn(turns: list[Any], index: int, observed: list[Any], lang: str, document: Document, report: Report) -> None:
+def _compare_tool_turn(
+    turns: list[Any], index: int, observed: list[Any], lang: str, document: Document, report: Report, on_stale: Callable[[StaleResult], None] | None
+) -> None:
     """EXE017: the results a dialogue shows are the results its calls really return."""
     turn = turns[index] if index < len(turns) else None
     if not isinstance(turn, dict) or not isinstance(turn.get("tool"), list):
@@ -327,13 +350,17 @@ def _compare_tool_turn(turns: list[Any], index: int, observed: list[Any], lang: 
     for k, (recorded, actual) in enumerate(zip(turn["tool"], observed)):
         result = recorded.get("result") if isinstance(recorded, dict) else None
         if not matchers.literal_equal(result, actual):
+            pointer = join_pointer(lang, "turns", index, "tool", k, "result")
+            api = recorded.get("api") if isinstance(recorded, dict) else None
+            if on_stale is not None:
+                on_stale(StaleResult(document.path, pointer, lang, api, result, actual))
             shown = json.dumps(actual, ensure_ascii=False, sort_keys=True)
             shown = shown if len(shown) <= 300 else shown[:299] + "…"
             report.at_document(
                 "EXE017",
                 document.path,
-                join_pointer(lang, "turns", index, "tool", k, "result"),
-                f"this recorded result differs from what {recorded.get('api')} really returns here; replace it with: {shown}",
+                pointer,
+                f"this recorded result differs from what {api} really returns here; replace it with: {shown}",
             )
 
 

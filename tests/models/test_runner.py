@@ -11,14 +11,19 @@ import pytest
 from validator.models import create_model
 from validator.models.base import EndpointError, ModelContext, Reply, Request
 from validator.models.episode import environments
-from validator.models.runner import CaseJob, RunContext, ScenarioJob, execute, plan, predictions
+from validator.models.retrieval import case_environments
+from validator.models.runner import CaseJob, RetrievalJob, RunContext, ScenarioJob, execute, plan, predictions
 from validator.repo import Repo
 
 
 def test_plan_order_keys_and_limit(repo: Repo) -> None:
     jobs = plan(repo.cases, repo.scenarios, repo.specs).jobs
-    assert len(jobs) == 52 and len({job.key for job in jobs}) == 52
-    cases = [job for job in jobs if isinstance(job, CaseJob)]
+    assert len(jobs) == 46 and len({job.key for job in jobs}) == 46
+    cases = [job for job in jobs if isinstance(job, (CaseJob, RetrievalJob))]
+    # a retrieval checkpoint is one episode: one job per case and language
+    assert {job.key for job in cases if isinstance(job, RetrievalJob)} == {
+        (case_id, lang, 0) for case_id in ("retrieval-call-0001", "retrieval-plan-0001") for lang in ("en", "zh")
+    }
     assert [job.key for job in cases] == sorted(job.key for job in cases)  # id, language, step
     assert all(isinstance(job, ScenarioJob) for job in jobs[len(cases) :])
     limited = plan(repo.cases, repo.scenarios, repo.specs, limit=1, langs=["zh"]).jobs
@@ -85,10 +90,15 @@ def test_oracle_through_execute_equals_predictions(repo: Repo) -> None:
     for name in ("oracle", "null"):
         for syntax in ("python", "tool_calls"):
             model = create_model(name, context)
-            sequential = list(predictions(model, repo.cases, repo.scenarios, repo.specs, syntax=syntax, environment=environments(repo), root=repo.root))
+            sequential = list(
+                predictions(
+                    model, repo.cases, repo.scenarios, repo.specs, syntax=syntax, environment=environments(repo),
+                    case_environment=case_environments(repo), root=repo.root,
+                )
+            )  # fmt: skip
             got: list[dict[str, Any]] = []
             jobs = plan(repo.cases, repo.scenarios, repo.specs, syntax=syntax, root=repo.root).jobs
-            run_context = RunContext(model, repo.specs, environments(repo), syntax=syntax)
+            run_context = RunContext(model, repo.specs, environments(repo), syntax=syntax, case_environment=case_environments(repo))
             asyncio.run(execute(jobs, run_context, lambda job, record, got=got: got.append(record), concurrency=4))
             key = lambda r: (r["id"], r["lang"], r.get("step", -1))
-            assert sorted(got, key=key) == sorted(sequential, key=key) and len(got) == 52
+            assert sorted(got, key=key) == sorted(sequential, key=key) and len(got) == 46

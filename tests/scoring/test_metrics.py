@@ -34,6 +34,7 @@ def answers_for(repo: Repo, right: set[str]) -> list[dict[str, Any]]:
     from validator.models.request import first_alternative
     from validator.scoring.special import render_special
     from validator.scoring.units import checkpoint_answers
+    from validator.toolsearch import SEARCH_API, is_retrieval, reference_query
 
     records = []
     for case_id, case in repo.cases.items():
@@ -43,6 +44,11 @@ def answers_for(repo: Repo, right: set[str]) -> list[dict[str, Any]]:
                     output = "[list_notes()]"
                 elif "special" in answer:
                     output = render_special(answer, lang)
+                elif is_retrieval(case["category"]):  # an episode: search for each API, then call it
+                    calls = first_alternative(answer, lang)
+                    searches = [{"api": SEARCH_API, "args": {"query": reference_query(repo.specs[c["api"]], lang)}} for c in calls]
+                    records.append({"id": case_id, "lang": lang, "step": step, "calls": searches + calls})
+                    continue
                 else:
                     output = python_calls(first_alternative(answer, lang))
                 records.append({"id": case_id, "lang": lang, "step": step, "output": output})

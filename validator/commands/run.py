@@ -180,6 +180,7 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
     from validator.models.episode import environments
     from validator.models.prompts import PROMPT_VERSION, prompt_hash
     from validator.models.resume import RecordWriter, corpus_version, manifest_path, open_run, write_manifest
+    from validator.models.retrieval import case_environments
     from validator.models.runner import RunContext, execute, plan
     from validator.models.user import scripted_user
 
@@ -262,7 +263,10 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
             users: Any = simulated_users(endpoints.user)
         else:
             users = scripted_user
-        context = RunContext(model, specs, environments(repo), users, syntax=syntax, style=options.style, max_turns=options.max_turns)
+        context = RunContext(
+            model, specs, environments(repo), users, syntax=syntax, style=options.style, max_turns=options.max_turns,
+            case_environment=case_environments(repo),
+        )  # fmt: skip
         writer = RecordWriter(options.out)
         progress = _Progress(len(todo), options.progress, options.model)
 

@@ -34,8 +34,10 @@ def score_predictions(
     from validator.scoring.metrics import build_report
     from validator.scoring.predictions import read_predictions
     from validator.scoring.report import REPORTERS
+    from validator.scoring.retrieval import load_searcher
     from validator.scoring.scorer import score_units
     from validator.scoring.units import collect_units
+    from validator.toolsearch import is_retrieval
 
     read = read_predictions(predictions)
     repo = load_corpus(root)
@@ -44,7 +46,8 @@ def score_predictions(
         raise UserError(f"no case or scenario under {root} matches the selection")
     if replayer == "default":
         replayer = load_replayer(repo) if units.scenarios else None
-    scored = score_units(units, read, replayer)
+    searcher = load_searcher(repo) if any(is_retrieval(unit.category) for unit in units.cases) else None
+    scored = score_units(units, read, replayer, searcher)
     report = build_report(scored, units)
     if repo.load_problems:
         report["notes"].append(f"{len(repo.load_problems)} corpus file(s) could not be read; run `callbank check`")

@@ -5,8 +5,10 @@ the record — so built-in models and endpoint clients share it; only the transp
 
 :func:`plan` lists the work as jobs in a fixed order (case id, language, step; then scenario
 id, language), each with the key its record is found by (``(id, lang, step)``, step ``None``
-for a scenario). Every job is independent — a case checkpoint's history is the case's own
-dialogue, an episode has its own sandbox session — so :func:`execute` runs up to
+for a scenario). A retrieval checkpoint is a short episode of its own
+(``validator.models.retrieval``): the model searches the catalog live, then calls. Every job
+is independent — a case checkpoint's history is the case's own dialogue, an episode has its
+own sandbox session — so :func:`execute` runs up to
 ``concurrency`` of them at once on one event loop and hands each record over as it completes.
 :func:`predictions` is the same, one job after another, for synchronous callers.
 """
@@ -21,9 +23,12 @@ from typing import Any, NamedTuple
 
 from validator.models.base import Model, Reply, Request, RequestRejected, complete_async
 from validator.models.episode import Environment, policy_text, run_episode_async
+from validator.models.episode import OfflineEnvironment
 from validator.models.request import case_requests
+from validator.models.retrieval import retrieval_requests, run_retrieval_async
 from validator.models.user import UserFactory, scripted_user
 from validator.scoring.units import LANGS, scenario_category, selected
+from validator.toolsearch import SEARCH_API, is_retrieval
 
 Key = tuple[str, str, int | None]  # (id, lang, step); step None for a scenario
 
@@ -39,7 +44,11 @@ def case_record(request: Request, reply: Reply) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RunContext:
-    """What every job needs: the model, the corpus's specs, sandboxes, the user side, settings."""
+    """What every job needs: the model, the corpus's specs, sandboxes, the user side, settings.
+
+    ``environment`` makes a scenario's sandbox session, ``case_environment`` a retrieval
+    case's (``validator.models.retrieval.case_environments``).
+    """
 
     model: Model
     specs: Mapping[str, Any]
@@ -48,6 +57,7 @@ class RunContext:
     syntax: str = "python"
     style: str = "standard"
     max_turns: int | None = None
+    case_environment: Callable[[Mapping[str, Any], str], Environment] | None = None
 
 
 @dataclass(frozen=True)
@@ -68,6 +78,29 @@ class CaseJob:
         except RequestRejected as error:
             return {"id": self.request.id, "lang": self.request.lang, "step": self.request.step, "output": "", "error": str(error)}
         return case_record(self.request, reply)
+
+
+@dataclass(frozen=True)
+class RetrievalJob:
+    """One retrieval checkpoint: an episode that starts from its opening request."""
+
+    request: Request
+    case: Mapping[str, Any]
+
+    @property
+    def key(self) -> Key:
+        return (self.request.id, self.request.lang, self.request.step)
+
+    @property
+    def category(self) -> str:
+        return self.request.category
+
+    async def run(self, context: RunContext) -> dict[str, Any]:
+        if context.case_environment is None:
+            environment: Environment = OfflineEnvironment("retrieval cases need the sandbox runtime")
+        else:
+            environment = context.case_environment(self.case, self.request.lang)
+        return await run_retrieval_async(context.model, self.request, environment, context.specs)
 
 
 @dataclass(frozen=True)
@@ -99,7 +132,7 @@ class ScenarioJob:
         )
 
 
-Job = CaseJob | ScenarioJob
+Job = CaseJob | RetrievalJob | ScenarioJob
 
 
 class Plan(NamedTuple):
@@ -137,12 +170,21 @@ def plan(
         case = cases[case_id]
         if not isinstance(case, dict) or not admit(str(case.get("category", ""))):
             continue
+        retrieval = is_retrieval(case.get("category"))
         try:
-            requests = [r for lang in LANGS if lang in langs for r in case_requests(case, lang, specs, syntax, style=style)]
+            if retrieval:
+                requests = [
+                    r
+                    for lang in LANGS
+                    if lang in langs
+                    for r in retrieval_requests(case, lang, specs, syntax, style=style, policy=search_policy(root, specs, lang))
+                ]
+            else:
+                requests = [r for lang in LANGS if lang in langs for r in case_requests(case, lang, specs, syntax, style=style)]
         except (AttributeError, KeyError, TypeError, ValueError):  # a malformed dialogue
             unreadable.append(case_id)
             continue
-        jobs.extend(CaseJob(request) for request in requests)
+        jobs.extend(RetrievalJob(request, case) if retrieval else CaseJob(request) for request in requests)
     for scenario_id in sorted(scenarios):
         scenario = scenarios[scenario_id]
         if not isinstance(scenario, dict) or not admit(scenario_category(scenario)):
@@ -151,6 +193,13 @@ def plan(
             if lang in langs:
                 jobs.append(ScenarioJob(scenario, lang, policy_text(root, scenario, lang)))
     return Plan(jobs, unreadable)
+
+
+def search_policy(root: Path | None, specs: Mapping[str, Any], lang: str) -> str:
+    """The policy of the sandbox implementing tool search: how to search, shown in retrieval runs."""
+    spec = specs.get(SEARCH_API)
+    sandbox = spec.get("sandbox") if isinstance(spec, Mapping) else None
+    return policy_text(root, {"sandboxes": [sandbox]}, lang) if isinstance(sandbox, str) else ""
 
 
 async def execute(
@@ -192,10 +241,11 @@ def predictions(
     langs: Sequence[str] = LANGS,
     categories: Sequence[str] = (),
     environment: Callable[[Mapping[str, Any], str], Environment],
+    case_environment: Callable[[Mapping[str, Any], str], Environment] | None = None,
     root: Path | None = None,
     style: str = "standard",
 ) -> Iterator[dict[str, Any]]:
     """Every record, one job after another, in plan order (for synchronous callers)."""
-    context = RunContext(model, specs, environment, syntax=syntax, style=style)
+    context = RunContext(model, specs, environment, syntax=syntax, style=style, case_environment=case_environment)
     for job in plan(cases, scenarios, specs, syntax=syntax, style=style, langs=langs, categories=categories, root=root).jobs:
         yield asyncio.run(job.run(context))

@@ -12,7 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from validator.review.items import Item
+from validator.rules.answers import iter_calls
 from validator.spec_render import function_schema
+from validator.toolsearch import is_retrieval
 
 LANGS = ("en", "zh")
 MAX_POLICY_CHARS = 6000  # a policy longer than this is cut (the judge is told so)
@@ -75,6 +77,9 @@ def _bilingual(value: Any) -> str:
 def case_material(item: Item, specs: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
     case = item.data
     apis = [a for a in case.get("apis") or [] if isinstance(a, str)]
+    if is_retrieval(case.get("category")):
+        # the model finds the answer's APIs with its own search; the judge needs their specs too
+        apis += [api for api in dict.fromkeys(call.get("api") for _, call, _ in iter_calls(case)) if isinstance(api, str) and api not in apis]
     return {
         "id": item.id,
         "category": str(case.get("category", "")),

@@ -24,6 +24,7 @@ from validator.rules.answers import (
 from validator.rules.context import Context
 from validator.rules.registry import rule
 from validator.text import cjk_outside_quotes, has_cjk
+from validator.toolsearch import SEARCH_API
 
 ATOM_TYPES = {
     "normal/atom/bool": ("boolean",),
@@ -611,17 +612,27 @@ def category_shape_mismatch(document: Document, context: Context) -> Iterator[Fi
     ## What it does
     `normal/multi_turn/*` dialogues have at least two user turns and two checkpoints;
     `single_turn/single` has one checkpoint with one call; `single_turn/parallel` one
-    checkpoint whose alternatives each have at least two calls; `retrieval/*` cases start
-    by searching for tools.
+    checkpoint whose alternatives each have at least two calls. A `retrieval/*` case offers
+    only the tool search (`apis: [search_tools]`) and ends in its one checkpoint, with no tool
+    turns and no `search_tools` call in its answer: the search is live when the model runs, so
+    the checkpoint lists only the calls to make with what the search finds — one call in
+    `retrieval/call` (in the first alternative), two or more in `retrieval/plan`.
     ## Why is this bad?
-    Per-category accuracy is only meaningful if every case in a category has its shape.
+    Per-category accuracy is only meaningful if every case in a category has its shape. Stored
+    search results go stale whenever an API is added, and a stored search call can only be
+    judged by accepting any query.
     ## Example
-    A `normal/multi_turn/adjust` case with a single user turn.
+    A `normal/multi_turn/adjust` case with a single user turn; a retrieval case whose first
+    checkpoint is `{api: search_tools, args: {query: {$regex: "(?s).+"}}}`.
     ## Use instead
-    Add the user's follow-up and the second checkpoint, or move the case to `single_turn`.
+    Add the user's follow-up and the second checkpoint, or move the case to `single_turn`; in a
+    retrieval case keep only the target calls: `expect: {calls: [{api: list_saved_places, args: {}}]}`.
     """
     category = _category(document)
-    for lang, turns in sides(_data(document)):
+    data = _data(document)
+    if category.startswith("retrieval/") and data.get("apis") != [SEARCH_API]:
+        yield Finding(f"a retrieval case offers only the tool search: apis: [{SEARCH_API}]", "/apis")
+    for lang, turns in sides(data):
         kinds = [turn_kind(t) for t in turns]
         points = checkpoints(turns)
         base = join_pointer(lang, "turns")
@@ -636,10 +647,70 @@ def category_shape_mismatch(document: Document, context: Context) -> Iterator[Fi
                 yield Finding("a single-call case expects exactly one call; use normal/single_turn/parallel for several", base + join_pointer(points[0][0], "expect"))
             elif category == "normal/single_turn/parallel" and any(len(calls) < 2 for calls, _ in options[0]):
                 yield Finding("a parallel case expects at least two calls in every alternative", base + join_pointer(points[0][0], "expect"))
-        elif category.startswith("retrieval/") and options and options[0]:
-            first = options[0][0][0]
-            if not first or not isinstance(first[0], dict) or first[0].get("api") != "search_tools":
-                yield Finding("a retrieval case's first checkpoint searches for tools (search_tools)", base + join_pointer(points[0][0], "expect"))
+        elif category.startswith("retrieval/"):
+            yield from _retrieval_shape(category, turns, kinds, points, options, base)
+
+
+def _retrieval_shape(
+    category: str, turns: list[Any], kinds: list[str], points: list[tuple[int, Any]], options: list[list[tuple[list[Any], str]]], base: str
+) -> Iterator[Finding]:
+    for i, kind in enumerate(kinds):
+        if kind == "tool":
+            yield Finding("a retrieval case has no tool turns: the model's searches and calls run live", base + join_pointer(i))
+    if len(points) != 1 or points[0][0] != len(turns) - 1:
+        yield Finding("a retrieval case has exactly one checkpoint, its last turn", base)
+    for (index, _), alternatives_ in zip(points, options):
+        for calls, pointer in alternatives_:
+            for j, call in enumerate(calls):
+                if isinstance(call, dict) and call.get("api") == SEARCH_API:
+                    yield Finding(
+                        "list only the calls made with what the search finds; the search itself is live and never part of the answer",
+                        base + join_pointer(index, "expect") + pointer + join_pointer(j, "api"),
+                    )
+        first = alternatives_[0][0] if alternatives_ else None
+        if first is None:
+            continue
+        if category == "retrieval/call" and len(first) != 1:
+            yield Finding("a retrieval/call case expects one call (in its first alternative); use retrieval/plan for several", base + join_pointer(index, "expect"))
+        elif category == "retrieval/plan" and len(first) < 2:
+            yield Finding("a retrieval/plan case expects two or more calls, a later one using an earlier one's result", base + join_pointer(index, "expect"))
+
+
+@rule("DLG025", "tool-search-recorded", "A case outside retrieval calls the tool search or records its results.", applies_to="case")
+def tool_search_recorded(document: Document, context: Context) -> Iterator[Finding]:
+    """
+    ## What it does
+    Outside `retrieval/*`, no answer calls `search_tools` and no `tool` turn records its
+    results.
+    ## Why is this bad?
+    Search results are a function of the whole API catalog: every API a contributor adds or
+    rewords changes them, so a recorded result goes stale in a file nobody touched (EXE017).
+    Tool search is tested where it runs live — in the retrieval categories.
+    ## Example
+    ```yaml
+    category: normal/single_turn/single
+    apis: [search_tools, get_weather]
+    en:
+      turns:
+        - user: Find a tool for the weather.
+        - expect: {calls: [{api: search_tools, args: {query: weather}}]}
+    ```
+    ## Use instead
+    Move the case to `retrieval/call` with only the target call in its answer, or offer the
+    target API directly as a candidate.
+    """
+    data = _data(document)
+    if _category(document).startswith("retrieval/"):
+        return  # DLG023 holds retrieval cases to their live shape
+    for lang, call, pointer in iter_calls(data):
+        if call.get("api") == SEARCH_API:
+            yield Finding(f"{SEARCH_API} is called outside retrieval; its results change with the catalog", pointer + "/api")
+    for lang, turns in sides(data):
+        for i, turn in enumerate(turns):
+            if turn_kind(turn) == "tool" and isinstance(turn["tool"], list):
+                for k, result in enumerate(turn["tool"]):
+                    if isinstance(result, dict) and result.get("api") == SEARCH_API:
+                        yield Finding(f"a recorded {SEARCH_API} result goes stale when an API is added; do not store search results", join_pointer(lang, "turns", i, "tool", k))
 
 
 @rule("DLG024", "special-kind-mismatch", "Special answers do not match the case's category.", applies_to="case")

@@ -433,3 +433,58 @@ declare(
     ```
     """,
 )
+
+declare(
+    "EXE018",
+    "retrieval-target-unfindable",
+    "A retrieval case expects an API that a plain search for it does not find.",
+    stage="exec",
+    doc="""
+    ## What it does
+    For every API a `retrieval/*` case expects (in any alternative), searches the catalog with
+    the first sentence of the API's description in the case's language — the query the
+    reference model writes — and requires the API among the results of the default `top_k` (5).
+    ## Why is this bad?
+    Retrieval is scored live: a model is right only when one of its own searches returned the
+    API it calls. An API that even its own description does not find can be reached only by
+    guessing its name, so the case ranks luck rather than search; and the reference model, which
+    must score 1.000, could not solve it.
+    ## Example
+    A new spec `get_weather_summary` whose description starts "Get the current weather and a
+    short forecast for a city." outranks `get_current_weather` ("Current conditions in a city
+    right now …") on the latter's own sentence, together with four other weather APIs.
+    ## Use instead
+    Make the first sentence of each description say plainly what the API does and how it
+    differs from its neighbours: "Current conditions in a city right now: sky, temperature,
+    feels-like temperature, humidity and wind."
+    """,
+)
+
+declare(
+    "EXE019",
+    "plan-without-dependency",
+    "A retrieval/plan case's calls do not depend on one another.",
+    stage="exec",
+    doc="""
+    ## What it does
+    Runs the first alternative of a `retrieval/plan` checkpoint in the case's sandboxes and
+    requires a later call that needs an earlier one: it uses a value (an id, a date, an
+    address) that an earlier call's real result holds and no user turn gives, or it fails when
+    run without the earlier calls.
+    ## Why is this bad?
+    A plan case tests finding a second API with what the first one returned (API-Bank's level
+    3). Two calls that could be written from the request alone test nothing a parallel case
+    does not, and they let a model skip reading results.
+    ## Example
+    ```yaml
+    - user: Cancel booking TB-1001 and text Li Lei that I'm not coming.
+    - expect: {calls: [{api: cancel_booking, args: {booking_id: TB-1001}}, {api: send_message, args: {…}}]}
+    ```
+    ## Use instead
+    ```yaml
+    - user: Cancel my flight to Chengdu on Friday and text Li Lei that I'm not coming.
+    - expect: {calls: [{api: list_bookings, args: {}}, {api: cancel_booking, args: {booking_id: TB-1001}}, {api: send_message, args: {…}}]}
+    ```
+    (the booking id comes from `list_bookings`' result)
+    """,
+)

@@ -7,12 +7,10 @@ from typing import Any
 
 from validator.diagnostics import Finding, join_pointer
 from validator.loading import Document
-from validator.rules.answers import alternatives, checkpoints, iter_calls, sides, special_of, turn_kind
+from validator.rules.answers import alternatives, checkpoints, iter_calls, sides, special_of
 from validator.rules.context import Context
 from validator.rules.registry import rule
-
-SEARCH_API = "search_tools"
-
+from validator.toolsearch import is_retrieval
 
 def _data(document: Document) -> dict[str, Any]:
     return document.data if isinstance(document.data, dict) else {}
@@ -75,35 +73,14 @@ def _distance(a: str, b: str) -> int:
     return previous[-1]
 
 
-def _found_by_search(turns: list[Any], upto: int) -> set[str]:
-    """API names that appear in results of earlier search_tools calls."""
-    names: set[str] = set()
-
-    def collect(value: Any) -> None:
-        if isinstance(value, str):
-            names.add(value)
-        elif isinstance(value, dict):
-            for v in value.values():
-                collect(v)
-        elif isinstance(value, list):
-            for v in value:
-                collect(v)
-
-    for turn in turns[:upto]:
-        if turn_kind(turn) == "tool" and isinstance(turn["tool"], list):
-            for result in turn["tool"]:
-                if isinstance(result, dict) and result.get("api") == SEARCH_API:
-                    collect(result.get("result"))
-    return names
-
-
 @rule("REF002", "api-not-candidate", "An answer calls an API that the case does not offer.", applies_to=("case", "scenario"))
 def api_not_candidate(document: Document, context: Context) -> Iterator[Finding]:
     """
     ## What it does
-    Every API an answer calls (or a special answer names) is in the case's `apis`; in
-    `retrieval/*` cases it may instead be one that an earlier `search_tools` result returned.
-    A scenario's reference calls use APIs of its sandboxes (and of its `apis`, when given).
+    Every API an answer calls (or a special answer names) is in the case's `apis` — except in
+    `retrieval/*` cases, which offer only `search_tools`: there the answer calls the APIs the
+    model must find with a live search (EXE018 proves each is findable). A scenario's reference
+    calls use APIs of its sandboxes (and of its `apis`, when given).
     ## Why is this bad?
     The model only sees the candidates; an answer outside them is unreachable.
     ## Example
@@ -114,10 +91,10 @@ def api_not_candidate(document: Document, context: Context) -> Iterator[Finding]
     data = _data(document)
     if document.kind == "case":
         apis = _strings(data.get("apis"))
-        retrieval = str(data.get("category", "")).startswith("retrieval/")
+        if is_retrieval(data.get("category")):
+            return  # the answer's APIs are found by the model's own search, not offered
         for lang, turns in sides(data):
             for index, answer in checkpoints(turns):
-                found = _found_by_search(turns, index) if retrieval else set()
                 named: list[tuple[str, str]] = []
                 if special_of(answer) and isinstance(answer.get("api"), str):
                     named.append((answer["api"], join_pointer(lang, "turns", index, "expect", "api")))
@@ -126,7 +103,7 @@ def api_not_candidate(document: Document, context: Context) -> Iterator[Finding]
                         if isinstance(call, dict) and isinstance(call.get("api"), str):
                             named.append((call["api"], pointer + join_pointer(j, "api")))
                 for api, pointer in named:
-                    if api in context.specs and api not in apis and api not in found:
+                    if api in context.specs and api not in apis:
                         yield Finding(f"{api!r} is not among the case's candidate apis; add it to apis", pointer)
         return
     sandboxes = _strings(data.get("sandboxes"))
