@@ -31,6 +31,7 @@ from validator.repo import Repo
 from validator.retrieval_checks import check_retrieval_case
 from validator.rules import RULES
 from validator.rules.answers import alternatives, checkpoints, iter_calls, sides
+from validator.rules.scenarios import scenario_calls
 from validator.sandbox.replay import (
     call_matches,
     compare_states,
@@ -431,14 +432,14 @@ def execute_scenario(document: Document, runtime: Runtime, report: Report, time_
             return  # nothing else about this scenario can be trusted
         if nothing is None:
             nothing = replay(runtime, data, [], lang, time_limit=time_limit).end_state
-        changes = compare_states(nothing, first.end_state, compare, limit=1)  # initial state vs after the reference calls
-        outputs = data.get("outputs") if isinstance(data.get("outputs"), dict) else {}
+        changes = compare_states(nothing, first.end_state, compare, limit=1, lang=lang)  # initial state vs after the reference calls
+        outputs = data.get("outputs")
         if data.get("no_change") is True:
             if changes:
                 report.at_document(
                     "EXE009", document.path, "/no_change", f"no_change is true, but the reference calls change the state (initial state vs after them): {changes[0]}", lang
                 )
-            elif not outputs.get(lang):
+            elif not isinstance(outputs, list) or not outputs:
                 report.at_document(
                     "EXE008",
                     document.path,
@@ -456,6 +457,8 @@ def execute_scenario(document: Document, runtime: Runtime, report: Report, time_
                 lang,
             )
         rendered = [{"api": c.get("api"), "args": matchers.render(c.get("args") or {}, lang)} if isinstance(c, dict) else {} for c in calls]
+        for index, message in ignored_user_content(compare, nothing, first.end_state, rendered, runtime):
+            report.at_document("EXE020", document.path, join_pointer("compare", "ignore", index), message, lang)
         reached = matched_milestones(milestones, rendered, lang)
         for i, milestone in enumerate(milestones):
             pointer = join_pointer("milestones", i)
@@ -479,6 +482,8 @@ def _drift(obs_a: list[Any], obs_b: list[Any], end_a: Any, end_b: Any) -> str:
 
 def _unreached(milestone: Mapping[str, Any], milestones: list[dict[str, Any]], calls: list[dict[str, Any]], lang: str) -> str:
     api = milestone.get("api")
+    if "one_of" in milestone:
+        return "the reference calls complete none of this milestone's one_of alternatives in order (after its after milestones); fix the alternatives or the calls"
     if not any(call_matches(milestone, call, lang) for call in calls):
         args = milestone.get("args") or {}
         return f"no reference call matches {api} with {args}; fix the milestone or the calls"
@@ -491,27 +496,27 @@ def check_scenario_apis(document: Document, runtime: Runtime, report: Report) ->
     data = document.data
     names = set(data.get("sandboxes") or [])
     blocked: set[str] = set()
-    for key in ("reference_calls", "milestones", "minefields", "apis"):
-        entries = data.get(key)
-        for i, entry in enumerate(entries if isinstance(entries, list) else []):
-            api = entry if key == "apis" else entry.get("api") if isinstance(entry, dict) else None
-            pointer = join_pointer(key, i)
-            if not isinstance(api, str) or api not in runtime.specs:
-                continue  # REF001 reports unknown APIs
-            spec = runtime.specs[api]
-            sandbox = runtime.sandbox_of(api)
-            spec_only = isinstance(spec, dict) and spec.get("spec_only") is True
-            if sandbox is None and not spec_only and isinstance(spec, dict) and spec.get("sandbox") in names:
-                blocked.add(pointer)  # EXE001 / EXE004 report the missing implementation
-                continue
-            if sandbox not in names and not (spec_only and key in ("minefields", "apis")):
-                blocked.add(pointer)
-                report.at_document("EXE012", document.path, pointer + ("" if key == "apis" else "/api"), _not_runnable(api, spec, sandbox, names))
-                continue
-            if key in ("milestones", "minefields"):
-                for problem, arg_pointer in _pattern_problems(api, entry, runtime):
-                    blocked.add(pointer)
-                    report.at_document("EXE012", document.path, pointer + arg_pointer, problem)
+    apis = data.get("apis")
+    entries = [(key, entry, pointer) for key, entry, pointer in scenario_calls(data)]
+    entries += [("apis", api, join_pointer("apis", i)) for i, api in enumerate(apis if isinstance(apis, list) else [])]
+    for key, entry, pointer in entries:
+        api = entry if key == "apis" else entry.get("api") if isinstance(entry, dict) else None
+        if not isinstance(api, str) or api not in runtime.specs:
+            continue  # REF001 reports unknown APIs
+        spec = runtime.specs[api]
+        sandbox = runtime.sandbox_of(api)
+        spec_only = isinstance(spec, dict) and spec.get("spec_only") is True
+        if sandbox is None and not spec_only and isinstance(spec, dict) and spec.get("sandbox") in names:
+            blocked.update((pointer, "/".join(pointer.split("/")[:3])))  # EXE001 / EXE004 report the missing implementation
+            continue
+        if sandbox not in names and not (spec_only and key in ("minefields", "apis")):
+            blocked.update((pointer, "/".join(pointer.split("/")[:3])))
+            report.at_document("EXE012", document.path, pointer + ("" if key == "apis" else "/api"), _not_runnable(api, spec, sandbox, names))
+            continue
+        if key in ("milestones", "minefields"):
+            for problem, arg_pointer in _pattern_problems(api, entry, runtime):
+                blocked.update((pointer, "/".join(pointer.split("/")[:3])))
+                report.at_document("EXE012", document.path, pointer + arg_pointer, problem)
     return blocked
 
 
@@ -541,3 +546,99 @@ def _pattern_problems(api: str, entry: Mapping[str, Any], runtime: Runtime) -> I
             if errors:
                 yield f"{name}={concrete!r} is not valid for {api}: {errors[0]}", pointer
                 break
+
+
+# ----------------------------------------------------------------------------- compare.ignore
+
+
+def ignored_user_content(
+    compare: Mapping[str, Any], start: Any, end: Any, calls: list[dict[str, Any]], runtime: Runtime
+) -> Iterator[tuple[int, str]]:
+    """(index in compare.ignore, message) for each ignored path that drops content the user
+    supplied: a value the reference calls changed and that one of them passed as a free-text
+    or numeric argument (a title, a label, an amount). Timestamps and generated ids come from no
+    argument, so ignoring them is fine; a sandbox's ``session`` (who is logged in) is
+    bookkeeping too, though the login call names the user."""
+    supplied: dict[tuple[str, Any], str] = {}
+    for i, call in enumerate(calls):
+        spec = runtime.specs.get(call.get("api")) if isinstance(call.get("api"), str) else None
+        schema = (spec or {}).get("parameters") if isinstance(spec, dict) else None
+        for where, value, leaf_schema in _argument_leaves(call.get("args") or {}, schema, ""):
+            if _is_content(value, leaf_schema):
+                supplied.setdefault(_leaf_key(value), f"reference call {i} ({call.get('api')}) passes as {where}")
+    paths = compare.get("ignore") if isinstance(compare.get("ignore"), list) else []
+    for index, path in enumerate(paths):
+        if not isinstance(path, str) or path.split(".")[1:2] == ["session"]:
+            continue  # who is logged in is bookkeeping: an agent may log out when it is done
+        for place, value in _reached_leaves(end, [p for p in path.split(".") if p], []):
+            if not isinstance(value, (str, int, float)) or isinstance(value, bool) or _leaf_at(start, place) == (True, value):
+                continue
+            source = supplied.get(_leaf_key(value))
+            if source is not None:
+                yield index, (
+                    f"compare.ignore drops {'.'.join(place)} = {value!r}, which {source}: content the user supplied must be compared "
+                    "(list free text under compare.text to compare it as text); ignore only bookkeeping"
+                )
+                break
+
+
+def _leaf_key(value: Any) -> tuple[str, Any]:
+    return ("n", float(value)) if isinstance(value, (int, float)) and not isinstance(value, bool) else ("s", value)
+
+
+def _is_content(value: Any, schema: Any) -> bool:
+    """A value the user may dictate: free text (a string without enum, format, pattern or
+    const) of two characters or more, or a number without enum."""
+    schema = schema if isinstance(schema, dict) else {}
+    if isinstance(value, bool) or any(key in schema for key in ("enum", "const")):
+        return False
+    if isinstance(value, str):
+        return len(value.strip()) >= 2 and not any(key in schema for key in ("format", "pattern"))
+    return isinstance(value, (int, float))
+
+
+def _argument_leaves(value: Any, schema: Any, where: str) -> Iterator[tuple[str, Any, Any]]:
+    schema = schema if isinstance(schema, dict) else {}
+    if isinstance(value, dict):
+        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        for key, item in value.items():
+            yield from _argument_leaves(item, properties.get(key), f"{where}.{key}" if where else str(key))
+    elif isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _argument_leaves(item, schema.get("items"), f"{where}[{i}]")
+    else:
+        yield where, value, schema
+
+
+def _reached_leaves(value: Any, parts: list[str], place: list[str]) -> Iterator[tuple[list[str], Any]]:
+    """(concrete path, scalar) of every leaf at or below what a dotted path (``*`` = any) reaches."""
+    if not parts:
+        if isinstance(value, dict):
+            for key, item in value.items():
+                yield from _reached_leaves(item, [], [*place, str(key)])
+        elif isinstance(value, list):
+            for i, item in enumerate(value):
+                yield from _reached_leaves(item, [], [*place, str(i)])
+        else:
+            yield place, value
+        return
+    head, rest = parts[0], parts[1:]
+    if isinstance(value, dict):
+        keys = list(value) if head == "*" else [head] if head in value else []
+        for key in keys:
+            yield from _reached_leaves(value[key], rest, [*place, str(key)])
+    elif isinstance(value, list):
+        indexes = range(len(value)) if head == "*" else [int(head)] if head.isdigit() and int(head) < len(value) else []
+        for i in indexes:
+            yield from _reached_leaves(value[i], rest, [*place, str(i)])
+
+
+def _leaf_at(value: Any, place: list[str]) -> tuple[bool, Any]:
+    for part in place:
+        if isinstance(value, dict) and part in value:
+            value = value[part]
+        elif isinstance(value, list) and part.isdigit() and int(part) < len(value):
+            value = value[int(part)]
+        else:
+            return False, None
+    return True, value

@@ -45,8 +45,8 @@ def _data(document: Document) -> dict[str, Any]:
 def missing_translation(document: Document, context: Context) -> Iterator[Finding]:
     """
     ## What it does
-    A case has both an `en` and a `zh` side; a profile, a scenario's `user` and `outputs`
-    have both languages.
+    A case has both an `en` and a `zh` side; a profile and a scenario's `user` have both
+    languages (the words of a scenario's output facts are required in both by its schema).
     ## Why is this bad?
     callbank's two languages are parallel: every case is scored in both. A case with one side
     silently shrinks the other language's track.
@@ -62,9 +62,8 @@ def missing_translation(document: Document, context: Context) -> Iterator[Findin
     """
     data = _data(document)
     places = [("", data)] if document.kind == "case" else []
-    for key in ("profile", "outputs"):
-        if isinstance(data.get(key), dict):
-            places.append(("/" + key, data[key]))
+    if isinstance(data.get("profile"), dict):
+        places.append(("/profile", data["profile"]))
     if document.kind == "scenario" and isinstance(data.get("user"), dict):
         places.append(("/user", data["user"]))
     for pointer, mapping in places:
@@ -100,11 +99,23 @@ def _texts(document: Document) -> Iterator[tuple[str, str, str]]:
                             suffix = join_pointer(j) if field != "goal" else ""
                             yield lang, text, join_pointer("user", lang, field) + suffix
     outputs = data.get("outputs")
-    if isinstance(outputs, dict):
-        for lang in LANGS:
-            for j, text in enumerate(outputs[lang] if isinstance(outputs.get(lang), list) else []):
-                if isinstance(text, str):
-                    yield lang, text, join_pointer("outputs", lang, j)
+    for j, fact in enumerate(outputs if isinstance(outputs, list) else []):
+        yield from _fact_words(fact, join_pointer("outputs", j))
+
+
+def _fact_words(fact: Any, pointer: str) -> Iterator[tuple[str, str, str]]:
+    """(lang, alternatives joined, pointer) of a fact's phrase and about words: the zh side must
+    have some Chinese among its alternatives ("Wi-Fi" may be one), the en side none."""
+    if not isinstance(fact, dict):
+        return
+    for key in ("phrase", "about", "unit"):
+        words = fact.get(key)
+        if isinstance(words, dict):
+            for lang in LANGS:
+                if isinstance(words.get(lang), list) and all(isinstance(w, str) for w in words[lang]):
+                    yield lang, "、".join(words[lang]) if lang == "zh" else " / ".join(words[lang]), pointer + join_pointer(key, lang)
+    for j, option in enumerate(fact.get("any") if isinstance(fact.get("any"), list) else []):
+        yield from _fact_words(option, pointer + join_pointer("any", j))
 
 
 @rule("DLG002", "wrong-language", "Text on the zh side has no Chinese, or the en side has Chinese.", applies_to=("case", "scenario"))
@@ -466,13 +477,12 @@ def _argument_values(document: Document) -> Iterator[tuple[str, Any, bool, bool]
                 for name, value in call["args"].items():
                     yield pointer + join_pointer("args", name), value, False, True
         return
-    for key in ("reference_calls", "milestones", "minefields"):
-        entries = data.get(key)
-        if isinstance(entries, list):
-            for i, entry in enumerate(entries):
-                if isinstance(entry, dict) and isinstance(entry.get("args"), dict):
-                    for name, value in entry["args"].items():
-                        yield join_pointer(key, i, "args", name), value, True, True
+    from validator.rules.scenarios import scenario_calls
+
+    for _, entry, pointer in scenario_calls(data):
+        if isinstance(entry.get("args"), dict):
+            for name, value in entry["args"].items():
+                yield pointer + join_pointer("args", name), value, True, True
 
 
 # ----------------------------------------------------------------------------- categories

@@ -488,3 +488,30 @@ declare(
     (the booking id comes from `list_bookings`' result)
     """,
 )
+
+declare(
+    "EXE020",
+    "ignored-user-content",
+    "A scenario's `compare.ignore` drops content the user supplied.",
+    stage="exec",
+    doc="""
+    ## What it does
+    Replays the reference calls and looks at every value an ignored path drops from the end
+    state: a value the calls changed that one of them passed as a free-text argument (a string
+    without `enum`, `format` or `pattern`) or a number — a title, a label, a note, an amount —
+    is a finding. Timestamps and generated ids come from no argument; a sandbox's `session`
+    (who is logged in, failed logins) is bookkeeping and may be ignored.
+    ## Why is this bad?
+    An ignored path is never compared: an agent that saves the reminder "Buy cat food" as
+    "Buy milk", or transfers the wrong amount into an ignored field, passes the scenario.
+    ## Example
+    ```yaml
+    compare: {ignore: [phone.session, "phone.reminders.*.title"]}
+    ```
+    ## Use instead
+    Compare what the user dictated, as free text (case, punctuation and spacing aside):
+    ```yaml
+    compare: {ignore: [phone.session], text: ["phone.reminders.*.title"]}
+    ```
+    """,
+)

@@ -36,10 +36,11 @@ def _named_apis(document: Document) -> Iterator[tuple[str, str, bool]]:
                 if special_of(answer) and isinstance(answer.get("api"), str):
                     yield answer["api"], join_pointer(lang, "turns", index, "expect", "api"), False
     else:
-        for key in ("reference_calls", "milestones", "minefields"):
-            for i, entry in enumerate(data.get(key) or [] if isinstance(data.get(key), list) else []):
-                if isinstance(entry, dict) and isinstance(entry.get("api"), str):
-                    yield entry["api"], join_pointer(key, i, "api"), key == "reference_calls"
+        from validator.rules.scenarios import scenario_calls
+
+        for key, entry, pointer in scenario_calls(data):
+            if isinstance(entry.get("api"), str):
+                yield entry["api"], pointer + "/api", key == "reference_calls"
 
 
 @rule("REF001", "unknown-api", "A file names an API that no spec declares.", applies_to=("case", "scenario"))
