@@ -27,3 +27,12 @@ def test_every_schema_file_is_used() -> None:
 def test_schema_set_reports_pointer_of_violation() -> None:
     errors = SchemaSet().errors("state", {"sandbox": "phone", "clock": "noon", "counters": {}, "data": {}})
     assert [pointer for _, pointer in errors] == ["/clock"]
+
+
+@pytest.mark.parametrize(
+    ("scenario_id", "valid"),
+    [("phone-0001", True), ("smart_home-0001", True), ("smart_home_x-0001", True), ("smart__home-0001", False), ("_home-0001", False), ("home-_0001", False), ("Home-0001", False)],
+)
+def test_scenario_ids_may_start_with_a_folder_name_holding_underscores(scenario_id: str, valid: bool) -> None:
+    pointers = [pointer for _, pointer in SchemaSet().errors("scenario", {"id": scenario_id})]
+    assert ("/id" not in pointers) is valid

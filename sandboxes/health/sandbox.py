@@ -244,25 +244,46 @@ class HealthSandbox(Sandbox):
         appointment["time"] = text
         return {**copy.deepcopy(appointment), "previous_time": old}
 
-    def start_online_consultation(
-        self, department: str, symptoms: list[str], mode: str = "video", language: str | None = None
-    ) -> dict[str, Any]:
-        now = self._local_now()
-        minute = now.strftime("%H:%M")
+    def _on_duty(self, department: str, mode: str | None, language: str | None) -> list[dict[str, Any]]:
+        """Doctors of a department on call at this minute, shortest wait first (then by name)."""
+        minute = self._local_now().strftime("%H:%M")
         on_duty = [
             d
             for d in self.data["on_call"]
             if d["department"] == department
-            and mode in d["modes"]
+            and (mode is None or mode in d["modes"])
             and (language is None or language in d["languages"])
             and d["hours"][0] <= minute < d["hours"][1]
         ]
+        return sorted(on_duty, key=lambda d: (d["wait_minutes"], d["name"]))
+
+    def list_on_call_doctors(self, department: str, mode: str | None = None, language: str | None = None) -> dict[str, Any]:
+        now = self._local_now()
+        rows = [
+            {
+                "name": d["name"],
+                "department": d["department"],
+                "languages": list(d["languages"]),
+                "modes": list(d["modes"]),
+                "wait_minutes": d["wait_minutes"],
+                "expected_start": (now + timedelta(minutes=d["wait_minutes"])).strftime(_MINUTE_FORMAT),
+                "fee": d["fee"],
+            }
+            for d in self._on_duty(department, mode, language)
+        ]
+        return {"doctors": rows, "count": len(rows)}
+
+    def start_online_consultation(
+        self, department: str, symptoms: list[str], mode: str = "video", language: str | None = None
+    ) -> dict[str, Any]:
+        now = self._local_now()
+        on_duty = self._on_duty(department, mode, language)
         if not on_duty:
             raise ApiError("no_doctor_available", department=department, mode=mode, language=language)
         for consultation in self.data["consultations"]:
             if consultation["status"] == "waiting":
                 raise ApiError("consultation_in_progress", consultation_id=consultation["id"])
-        doctor = min(on_duty, key=lambda d: (d["wait_minutes"], d["name"]))
+        doctor = on_duty[0]
         consultation = {
             "id": self.new_id("consultation", "CO-"),
             "doctor": doctor["name"],
@@ -458,7 +479,10 @@ class HealthSandbox(Sandbox):
             self._past_day(started_on, "started_on")
         shared_with = None
         if share_with_doctor:
-            upcoming = sorted((a for a in self.data["appointments"] if a["status"] == "upcoming"), key=lambda a: a["time"])
+            # The next appointment still to come: one whose time has passed is not "upcoming" for
+            # the doctor, even while its status has not been closed yet.
+            now = self._local_now().strftime(_MINUTE_FORMAT)
+            upcoming = sorted((a for a in self.data["appointments"] if a["status"] == "upcoming" and a["time"] > now), key=lambda a: (a["time"], a["id"]))
             if not upcoming:
                 raise ApiError("no_upcoming_appointment")
             shared_with = upcoming[0]

@@ -135,6 +135,21 @@ def test_symptom_notes() -> None:
     assert error_kind(none_upcoming, "add_symptom_note", symptoms=[{"name": "cough", "severity": 2}], share_with_doctor=True) == "no_upcoming_appointment"
 
 
+def test_symptom_note_goes_to_the_next_appointment_still_to_come() -> None:
+    app = fresh()
+    booked = run(app, "book_doctor_appointment", doctor="Fang Yu", date="2024-10-15", time="10:00", visit_type="video")
+    note = run(app, "add_symptom_note", symptoms=[{"name": "headache", "severity": 5}], share_with_doctor=True)
+    assert note["shared_with_appointment"] == booked["id"] == "AP-2004", "booked in the session, earlier than AP-2001"
+    later = run(app, "book_doctor_appointment", doctor="Deng Wei", date="2024-10-18", time="09:00", visit_type="video")
+    assert run(app, "add_symptom_note", symptoms=[{"name": "cough", "severity": 2}], share_with_doctor=True)["shared_with_appointment"] == "AP-2004"
+    assert later["shared_notes"] == [] and app.data["appointments"][0]["shared_notes"] == []
+    # On Thursday evening AP-2001 (14:00) is over although its status still says upcoming.
+    evening = fresh(clock="2024-10-17T18:00:00+08:00")
+    assert error_kind(evening, "add_symptom_note", symptoms=[{"name": "cough", "severity": 2}], share_with_doctor=True) == "no_upcoming_appointment"
+    run(evening, "book_doctor_appointment", doctor="Fang Yu", date="2024-10-18", time="09:30", visit_type="in_person")
+    assert run(evening, "add_symptom_note", symptoms=[{"name": "cough", "severity": 2}], share_with_doctor=True)["shared_with_appointment"] == "AP-2004"
+
+
 def test_summary_and_sharing() -> None:
     app = fresh()
     summary = run(app, "get_health_summary", start_date="2024-10-07", end_date="2024-10-13", metrics=["steps", "sleep", "heart_rate", "blood_pressure", "symptoms"])["summary"]
@@ -203,6 +218,21 @@ def test_online_consultation_now() -> None:
     assert error_kind(fresh(), "start_online_consultation", department="psychiatry", symptoms=["insomnia"]) == "no_doctor_available"
     assert error_kind(fresh(), "start_online_consultation", department="dermatology", symptoms=["rash"], mode="video") == "no_doctor_available"
     assert len(fresh().data["appointments"]) == 3
+
+
+def test_on_call_doctors_are_listed_as_a_consultation_would_choose() -> None:
+    sandbox = fresh()
+    listed = run(sandbox, "list_on_call_doctors", department="general_practice")
+    assert [(d["name"], d["wait_minutes"], d["expected_start"], d["fee"]) for d in listed["doctors"]] == [
+        ("Alice Morgan", 5, "2024-10-14T08:35", 45),
+        ("Zheng Lu", 12, "2024-10-14T08:42", 30),
+    ]
+    chat = run(sandbox, "list_on_call_doctors", department="general_practice", mode="chat", language="mandarin")["doctors"]
+    started = run(sandbox, "start_online_consultation", department="general_practice", symptoms=["cough"], mode="chat", language="mandarin")
+    assert [d["name"] for d in chat] == [started["doctor"]] and chat[0]["expected_start"] == started["expected_start"]
+    assert run(sandbox, "list_on_call_doctors", department="psychiatry")["count"] == 0, "on call from 18:00"
+    assert run(fresh(clock="2024-10-14T19:00:00+08:00"), "list_on_call_doctors", department="psychiatry")["doctors"][0]["name"] == "Hu Jing"
+    assert len(sandbox.data["consultations"]) == 2, "listing starts nothing"
 
 
 def test_log_weight_and_summarise_it() -> None:
