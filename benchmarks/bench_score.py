@@ -14,6 +14,7 @@ Goals: at least 20,000 predictions/s, a process start under 0.5 s.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import json
 import subprocess
 import sys
@@ -27,7 +28,8 @@ from validator.models.base import ModelContext  # noqa: E402
 from validator.models.oracle import create  # noqa: E402
 from validator.models.request import case_requests  # noqa: E402
 from validator.models.runner import case_record  # noqa: E402
-from validator.repo import Repo  # noqa: E402
+from validator.corpus.index import Corpus  # noqa: E402
+from validator.corpus.langs import LANGS  # noqa: E402
 from validator.scoring.metrics import build_report  # noqa: E402
 from validator.scoring.predictions import parse_predictions  # noqa: E402
 from validator.scoring.scorer import score_units  # noqa: E402
@@ -36,12 +38,11 @@ from validator.scoring.units import collect_units  # noqa: E402
 FIXTURE = ROOT / "tests" / "fixtures" / "repos" / "scoring"
 
 
-def build(target: int) -> tuple[dict, dict, bytes]:
-    repo = Repo.load(FIXTURE)
-    specs = repo.specs
-    templates = {i: c for i, c in repo.cases.items() if c["category"].startswith(("normal/", "retrieval/"))}
-    oracle = create(ModelContext(templates, {}, specs))
-    per_case = {i: [case_record(r, oracle.complete(r)) for lang in ("en", "zh") for r in case_requests(c, lang, specs, "python")] for i, c in templates.items()}
+def build(target: int) -> tuple[Corpus, bytes]:
+    fixture = Corpus.load(FIXTURE)
+    templates = {i: c for i, c in fixture.cases.items() if c.family == "normal"}  # normal and retrieval
+    oracle = create(ModelContext(fixture))
+    per_case = {i: [case_record(r, oracle.complete(r)) for lang in LANGS for r in case_requests(c, lang, fixture.specs, "python")] for i, c in templates.items()}
     cases: dict = {}
     lines: list[str] = []
     serial = 0
@@ -49,7 +50,7 @@ def build(target: int) -> tuple[dict, dict, bytes]:
         for template_id, template in templates.items():
             serial += 1
             new_id = f"{template_id}-{serial}"
-            cases[new_id] = {**template, "id": new_id}
+            cases[new_id] = dataclasses.replace(template, id=new_id)
             for record in per_case[template_id]:
                 record = {**record, "id": new_id}
                 if len(lines) % 5 == 4:  # a wrong answer: one value changed
@@ -59,15 +60,18 @@ def build(target: int) -> tuple[dict, dict, bytes]:
                     break
             if len(lines) >= target:
                 break
-    return cases, specs, ("\n".join(lines) + "\n").encode("utf-8")
+    corpus = Corpus(FIXTURE, discovered=())  # an index of the generated cases alone
+    corpus.specs.update(fixture.specs)
+    corpus.cases.update(cases)
+    return corpus, ("\n".join(lines) + "\n").encode("utf-8")
 
 
 def throughput(target: int) -> None:
-    cases, specs, raw = build(target)
-    units = collect_units(cases, {}, specs)
+    corpus, raw = build(target)
+    units = collect_units(corpus)
     start, cpu_start = time.perf_counter(), time.process_time()
     predictions = parse_predictions(raw)
-    scored = score_units(units, predictions)
+    scored = score_units(units, predictions, corpus.specs)
     report = build_report(scored, units)
     elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
     n = len(predictions.records)

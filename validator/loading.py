@@ -339,6 +339,8 @@ def load_file(root: Path, path: str, kind: str) -> tuple[Document | None, list[L
 # ----------------------------------------------------------------------------- discovery
 
 CORPUS_ROOTS = ("specs", "dialogues", "sandboxes", "review")
+# every kind of file discovery finds; "unknown" is a YAML file where no corpus document belongs
+CORPUS_KINDS = ("api", "case", "scenario", "state", "judges", "review-record", "unknown")
 
 
 def kind_of(path: str) -> str | None:

@@ -25,7 +25,7 @@ from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, always
 from validator.cli import cli
 from validator.models.base import Request
 from validator.models.runner import plan
-from validator.repo import Repo
+from validator.corpus.index import Corpus
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "scoring"
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,8 +37,8 @@ TAXONOMY = {
 
 
 @pytest.fixture(scope="module")
-def repo() -> Repo:
-    return Repo.load(FIXTURE)
+def repo() -> Corpus:
+    return Corpus.load(FIXTURE)
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +74,7 @@ def results_by_id(scored: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any
 
 
 @pytest.mark.parametrize("mode", ["prompt", "fc"])
-def test_right_replies_score_one(tmp_path: Path, repo: Repo, mode: str) -> None:
+def test_right_replies_score_one(tmp_path: Path, repo: Corpus, mode: str) -> None:
     syntax = "tool_calls" if mode == "fc" else "python"
     responder = CorpusResponder(repo, syntax, oracle_answers(repo))
     out = tmp_path / "right.jsonl"
@@ -107,7 +107,7 @@ WRONG = {
 
 
 @pytest.mark.parametrize("mode", ["prompt", "fc"])
-def test_wrong_replies_score_zero_with_their_error_type(tmp_path: Path, repo: Repo, mode: str) -> None:
+def test_wrong_replies_score_zero_with_their_error_type(tmp_path: Path, repo: Corpus, mode: str) -> None:
     syntax = "tool_calls" if mode == "fc" else "python"
 
     def answer(request: Request) -> Reply:
@@ -305,7 +305,7 @@ def test_option_errors(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- resuming
 
 
-def test_rerun_skips_finished_records_and_refuses_another_run(tmp_path: Path, repo: Repo) -> None:
+def test_rerun_skips_finished_records_and_refuses_another_run(tmp_path: Path, repo: Corpus) -> None:
     out = tmp_path / "resume.jsonl"
     selection = ["--lang", "zh", "--category", "normal/atom"]
     with OpenAIServer(CorpusResponder(repo, "python", oracle_answers(repo), styles=("standard", "minimal"))) as server:
@@ -336,7 +336,7 @@ def _wait_for_lines(path: Path, count: int, process: subprocess.Popen[bytes], ti
     raise AssertionError(f"{path} did not reach {count} lines")
 
 
-def test_a_killed_run_resumes_without_repeating_finished_requests(tmp_path: Path, repo: Repo) -> None:
+def test_a_killed_run_resumes_without_repeating_finished_requests(tmp_path: Path, repo: Corpus) -> None:
     """`callbank run` as a process: killed (SIGKILL), interrupted (SIGINT), then run to the end."""
     out = tmp_path / "killed.jsonl"
     answers = oracle_answers(repo)
@@ -369,7 +369,7 @@ def test_a_killed_run_resumes_without_repeating_finished_requests(tmp_path: Path
         final = subprocess.run(command, capture_output=True, env=env, timeout=120, check=False)
         assert final.returncode == 0, final.stderr.decode()
     keys = [(r["id"], r["lang"], r["step"]) for r in records(out)]
-    planned = {job.key for job in plan(repo.cases, repo.scenarios, repo.specs, categories=["normal"]).jobs}
+    planned = {job.key for job in plan(repo, categories=["normal"])}
     assert len(keys) == len(set(keys)) and set(keys) == planned  # every normal checkpoint, once
     assert after_kill and all(responder.count(key) == 1 for key in after_kill)  # never asked again
     # at most the requests in flight at each stop were asked twice (2 workers × 2 stops)
@@ -378,7 +378,7 @@ def test_a_killed_run_resumes_without_repeating_finished_requests(tmp_path: Path
 
 
 @pytest.mark.parametrize("syntax", ["python", "tool_calls"])
-def test_an_endpoint_serving_the_oracle_writes_what_the_oracle_writes(tmp_path: Path, repo: Repo, syntax: str) -> None:
+def test_an_endpoint_serving_the_oracle_writes_what_the_oracle_writes(tmp_path: Path, repo: Corpus, syntax: str) -> None:
     """Only the transport differs between `--model oracle` and an endpoint."""
     builtin, served = tmp_path / "builtin.jsonl", tmp_path / "served.jsonl"
     selection = ["--syntax", syntax, "--category", "normal", "--category", "special", "--category", "retrieval"]

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import json
 
 from validator.models.base import Reply, Request
 from validator.models.episode import OfflineEnvironment, environments, run_episode
-from validator.repo import Repo
+from validator.corpus.index import Corpus
 
 
 class Scripted:
@@ -23,7 +25,7 @@ class Scripted:
         return self.replies.pop(0) if self.replies else Reply("bye")
 
 
-def test_calls_run_in_the_sandbox_and_the_script_continues(repo: Repo) -> None:
+def test_calls_run_in_the_sandbox_and_the_script_continues(repo: Corpus) -> None:
     scenario = repo.scenarios["office-0002"]
     model = Scripted(
         [
@@ -42,14 +44,14 @@ def test_calls_run_in_the_sandbox_and_the_script_continues(repo: Repo) -> None:
     roles = [m["role"] for m in record["messages"]]
     assert roles == ["user", "assistant", "tool", "assistant", "user", "assistant", "tool", "assistant"]
     assert json.loads(record["messages"][2]["content"]) == {"note_id": "N-2"}
-    assert record["messages"][4]["content"] == scenario["user"]["en"]["script"][1]
+    assert record["messages"][4]["content"] == scenario.user["en"].script[1]
     assert [r.step for r in model.requests] == [0, 1, 2, 3]
     assert model.requests[0].kind == "scenario" and model.requests[0].messages[0]["role"] == "system"
     assert "Never delete a note" not in model.requests[0].messages[0]["content"]  # no policy given here
 
 
-def test_turn_limit_stops_a_model_that_never_stops(repo: Repo) -> None:
-    scenario = {**repo.scenarios["office-0001"], "max_turns": 3}
+def test_turn_limit_stops_a_model_that_never_stops(repo: Corpus) -> None:
+    scenario = dataclasses.replace(repo.scenarios["office-0001"], max_turns=3)
 
     class Looping:
         name = "looping"
@@ -62,17 +64,17 @@ def test_turn_limit_stops_a_model_that_never_stops(repo: Repo) -> None:
     assert "not available" in record["messages"][-1]["content"]
 
 
-def test_unreadable_replies_are_text_not_calls(repo: Repo) -> None:
+def test_unreadable_replies_are_text_not_calls(repo: Corpus) -> None:
     model = Scripted([Reply("[list_notes(x=os.system('ls'))]")])
     record = run_episode(model, repo.scenarios["office-0003"], "en", repo.specs, "python", OfflineEnvironment())
     assert record["calls"] == [] and record["messages"][-1]["role"] == "assistant"
 
 
-def test_oracle_episode_reaches_the_reference_calls(repo: Repo) -> None:
+def test_oracle_episode_reaches_the_reference_calls(repo: Corpus) -> None:
     from validator.models.base import ModelContext
     from validator.models.oracle import create
 
-    oracle = create(ModelContext(repo.cases, repo.scenarios, repo.specs))
+    oracle = create(ModelContext(repo))
     scenario = repo.scenarios["office-0001"]
     record = run_episode(oracle, scenario, "zh", repo.specs, "tool_calls", environments(repo)(scenario, "zh"), policy="规则")
     assert record["calls"] == [{"api": "add_note", "args": {"title": "购物清单", "body": "牛奶和鸡蛋"}}]

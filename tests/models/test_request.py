@@ -4,11 +4,11 @@ from __future__ import annotations
 
 import json
 
-from validator.models.request import case_requests, scenario_apis, tool_entry
-from validator.repo import Repo
+from validator.models.request import case_requests, scenario_apis
+from validator.corpus.index import Corpus
 
 
-def test_one_request_per_checkpoint_with_history(repo: Repo) -> None:
+def test_one_request_per_checkpoint_with_history(repo: Corpus) -> None:
     requests = list(case_requests(repo.cases["retrieval-plan-0001"], "en", repo.specs, "tool_calls"))
     assert [r.step for r in requests] == [0, 1, 2]
     assert all(r.kind == "case" and r.id == "retrieval-plan-0001" and r.lang == "en" for r in requests)
@@ -23,13 +23,13 @@ def test_one_request_per_checkpoint_with_history(repo: Repo) -> None:
     assert [t["function"]["name"] for t in requests[1].tools] == ["search_tools", "convert_currency", "send_message"]
 
 
-def test_matchers_are_rendered_in_history(repo: Repo) -> None:
+def test_matchers_are_rendered_in_history(repo: Corpus) -> None:
     requests = list(case_requests(repo.cases["retrieval-call-0001"], "zh", repo.specs, "python"))
     query = json.loads(requests[1].messages[2]["tool_calls"][0]["function"]["arguments"])
     assert query == {"query": "weather"}  # the first $any option's $text
 
 
-def test_system_prompt_has_time_profile_convention_and_tools_for_text_syntaxes(repo: Repo) -> None:
+def test_system_prompt_has_time_profile_convention_and_tools_for_text_syntaxes(repo: Corpus) -> None:
     [request] = case_requests(repo.cases["preference-0001"], "zh", repo.specs, "python")
     system = request.messages[0]["content"]
     assert "李雷住在杭州" in system and "【缺少参数】" in system and '"get_weather"' in system
@@ -38,8 +38,8 @@ def test_system_prompt_has_time_profile_convention_and_tools_for_text_syntaxes(r
     assert "[MISSING]" in native.messages[0]["content"] and '"add_event"' not in native.messages[0]["content"]
 
 
-def test_tools_are_localized(repo: Repo) -> None:
-    tool = tool_entry(repo.specs["add_event"], "zh")
+def test_tools_are_localized(repo: Corpus) -> None:
+    tool = repo.specs["add_event"].tool("zh")
     function = tool["function"]
     assert function["description"] == "在日历中添加一个日程。"
     location = function["parameters"]["properties"]["location"]
@@ -48,6 +48,6 @@ def test_tools_are_localized(repo: Repo) -> None:
     assert function["parameters"]["required"] == ["title", "start"]
 
 
-def test_scenario_apis(repo: Repo) -> None:
+def test_scenario_apis(repo: Corpus) -> None:
     apis = scenario_apis(repo.scenarios["office-0001"], repo.specs)
     assert "add_note" in apis and "get_forecast" not in apis  # spec-only distractors have no sandbox

@@ -7,9 +7,11 @@ from pathlib import Path
 import pytest
 
 from tests.review.helpers import corpus
-from validator.repo import Repo
+from validator.corpus.index import Corpus
 from validator.review.items import collect_items
-from validator.review.material import function_schema, material_for, render_dialogue
+from validator.corpus.build import build_spec
+from validator.loading import Document
+from validator.review.material import material_for, render_dialogue
 from validator.review.prompts import FAMILIES, LANGS, PROMPTS_DIR, available, fill, load_prompt, parse_prompt
 
 
@@ -32,7 +34,7 @@ def test_both_languages_use_the_same_placeholders_and_ask_for_the_same_json(fami
 
 def test_every_item_of_the_fixture_fills_its_prompts(tmp_path: Path) -> None:
     root = corpus(tmp_path)
-    repo = Repo.load(root)
+    repo = Corpus.load(root)
     items, skipped = collect_items(repo)
     assert skipped == [] and {item.family for item in items} == set(FAMILIES)
     for item in items:
@@ -55,12 +57,15 @@ def test_a_prompt_file_needs_both_markers() -> None:
 
 
 def test_specs_are_rendered_per_language() -> None:
-    spec = {
+    data = {
         "name": "f",
+        "domain": "x",
+        "sandbox": "x",
         "description": {"en": "Do.", "zh": "做。"},
-        "parameters": {"type": "object", "properties": {"a": {"type": "object", "description": {"en": "A.", "zh": "甲。"}, "properties": {"b": {"type": "string", "description": {"en": "B.", "zh": "乙。"}}}}}},
+        "parameters": {"type": "object", "properties": {"a": {"type": "object", "description": {"en": "A.", "zh": "甲。"}, "properties": {"b": {"type": "string", "description": {"en": "B.", "zh": "乙。"}}}}}, "additionalProperties": False},
+        "returns": {"type": "object"},
     }
-    zh = function_schema(spec, "zh")
+    zh = build_spec(Document("specs/x/f.yaml", "api", data, "")).function_schema("zh")
     assert zh["description"] == "做。" and zh["parameters"]["properties"]["a"]["properties"]["b"]["description"] == "乙。"
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from validator.repo import Repo
+from validator.corpus.index import Corpus
 from validator.scoring.agent import load_replayer
 from validator.scoring.metrics import build_report
 from validator.scoring.predictions import parse_predictions
@@ -20,12 +20,12 @@ FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "scori
 
 
 @pytest.fixture(scope="session")
-def repo() -> Repo:
-    return Repo.load(FIXTURE)
+def repo() -> Corpus:
+    return Corpus.load(FIXTURE)
 
 
 @pytest.fixture(scope="session")
-def replayer(repo: Repo) -> Any:
+def replayer(repo: Corpus) -> Any:
     return load_replayer(repo)
 
 
@@ -34,9 +34,9 @@ def jsonl(records: Iterable[dict[str, Any]]) -> bytes:
 
 
 def score_records(
-    repo: Repo, records: Iterable[dict[str, Any]], replayer: Any = None, *, langs: Sequence[str] = ("en", "zh"), categories: Sequence[str] = ()
+    repo: Corpus, records: Iterable[dict[str, Any]], replayer: Any = None, *, langs: Sequence[str] = ("en", "zh"), categories: Sequence[str] = ()
 ) -> dict[str, Any]:
     """The report for prediction records against the fixture corpus (no file involved)."""
-    units = collect_units(repo.cases, repo.scenarios, repo.specs, langs=langs, categories=categories)
-    scored = score_units(units, parse_predictions(jsonl(records)), replayer)
+    units = collect_units(repo, langs=langs, categories=categories)
+    scored = score_units(units, parse_predictions(jsonl(records)), repo.specs, replayer)
     return build_report(scored, units)

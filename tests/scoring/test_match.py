@@ -7,18 +7,19 @@ from typing import Any
 
 import pytest
 
-from validator.repo import Repo
-from validator.scoring.match import ApiSchemas, Verdict, score_checkpoint
+from validator.corpus.index import Corpus
+from validator.corpus.build import build_checkpoint
+from validator.scoring.match import Specs, Verdict, score_checkpoint
 from validator.scoring.parse import parse_text
 
 
 @pytest.fixture(scope="module")
-def schemas(repo: Repo) -> ApiSchemas:
-    return ApiSchemas.from_specs(repo.specs)
+def schemas(repo: Corpus) -> Specs:
+    return repo.specs
 
 
-def judge(schemas: ApiSchemas, answer: dict[str, Any], text: str, lang: str = "en") -> Verdict:
-    return score_checkpoint(answer, parse_text(text), schemas, lang)
+def judge(schemas: Specs, answer: dict[str, Any], text: str, lang: str = "en") -> Verdict:
+    return score_checkpoint(build_checkpoint(answer), parse_text(text), schemas, lang)
 
 
 def calls(*items: tuple[str, dict[str, Any]]) -> dict[str, Any]:
@@ -28,7 +29,7 @@ def calls(*items: tuple[str, dict[str, Any]]) -> dict[str, Any]:
 WEATHER = calls(("get_weather", {"city": "Hangzhou"}))
 
 
-def test_exact_answer_is_right(schemas: ApiSchemas) -> None:
+def test_exact_answer_is_right(schemas: Specs) -> None:
     verdict = judge(schemas, WEATHER, "[get_weather(city='Hangzhou')]")
     assert verdict.correct and verdict.error is None
     assert verdict.api == (1, 0, 0) and verdict.params == (1, 0, 0)
@@ -53,12 +54,12 @@ def test_exact_answer_is_right(schemas: ApiSchemas) -> None:
         ("get the weather", "format"),
     ],
 )
-def test_wrong_answers_and_their_error_type(schemas: ApiSchemas, text: str, error: str) -> None:
+def test_wrong_answers_and_their_error_type(schemas: Specs, text: str, error: str) -> None:
     verdict = judge(schemas, WEATHER, text)
     assert not verdict.correct and verdict.error == error, verdict
 
 
-def test_optional_parameter_only_at_its_default(schemas: ApiSchemas) -> None:
+def test_optional_parameter_only_at_its_default(schemas: Specs) -> None:
     assert judge(schemas, WEATHER, "[get_weather(city='Hangzhou', units='celsius', days=1)]").correct
     assert judge(schemas, WEATHER, "[get_weather(city='Hangzhou', days=1.0)]").correct  # 1.0 is the JSON number 1
     verdict = judge(schemas, WEATHER, "[get_weather(city='Hangzhou', units='fahrenheit')]")
@@ -70,7 +71,7 @@ def test_optional_parameter_only_at_its_default(schemas: ApiSchemas) -> None:
     assert urgent.error == "wrong_value"
 
 
-def test_numbers_ints_for_number_and_booleans_never_numbers(schemas: ApiSchemas) -> None:
+def test_numbers_ints_for_number_and_booleans_never_numbers(schemas: Specs) -> None:
     money = calls(("convert_currency", {"amount": 100.0, "from_currency": "USD", "to_currency": "CNY"}))
     assert judge(schemas, money, "[convert_currency(amount=100, from_currency='USD', to_currency='CNY')]").correct
     assert judge(schemas, money, "[convert_currency(amount=100.5, from_currency='USD', to_currency='CNY')]").error == "wrong_value"
@@ -83,7 +84,7 @@ def test_numbers_ints_for_number_and_booleans_never_numbers(schemas: ApiSchemas)
     assert judge(schemas, flag, "[send_message(receiver='Li', content='hi', urgent=False)]").error == "wrong_value"
 
 
-def test_nested_objects_every_leaf_and_nested_defaults(schemas: ApiSchemas) -> None:
+def test_nested_objects_every_leaf_and_nested_defaults(schemas: Specs) -> None:
     answer = calls(("add_event", {"title": "Lunch", "start": "2024-06-12T12:30", "location": {"name": "Lakeside", "floor": 3}}))
     base = "[add_event(title='Lunch', start='2024-06-12T12:30', location={})]"
     assert judge(schemas, answer, base.format("{'name': 'Lakeside', 'floor': 3}")).correct
@@ -95,7 +96,7 @@ def test_nested_objects_every_leaf_and_nested_defaults(schemas: ApiSchemas) -> N
     assert judge(schemas, answer, base.format("{'name': 'Lakeside', 'floor': 3, 'wing': 'B'}")).error == "wrong_value"
 
 
-def test_lists_are_ordered_unless_unordered(schemas: ApiSchemas) -> None:
+def test_lists_are_ordered_unless_unordered(schemas: Specs) -> None:
     ordered = calls(("add_event", {"title": "T", "start": "2024-06-12T10:00", "attendees": ["A", "B"]}))
     unordered = calls(("add_event", {"title": "T", "start": "2024-06-12T10:00", "attendees": {"$unordered": ["A", "B"]}}))
     text = "[add_event(title='T', start='2024-06-12T10:00', attendees=['B', 'A'])]"
@@ -104,7 +105,7 @@ def test_lists_are_ordered_unless_unordered(schemas: ApiSchemas) -> None:
     assert judge(schemas, unordered, text.replace("'B', 'A'", "'B', 'A', 'A'")).error == "wrong_value"
 
 
-def test_matchers(schemas: ApiSchemas) -> None:
+def test_matchers(schemas: Specs) -> None:
     answer = calls(
         (
             "send_message",
@@ -131,7 +132,7 @@ def test_matchers(schemas: ApiSchemas) -> None:
     assert judge(schemas, literal, "[add_event(title='T', start='2024-06-12T10:00', location={'name': '$HQ'})]").correct
 
 
-def test_parallel_calls_in_every_order(schemas: ApiSchemas) -> None:
+def test_parallel_calls_in_every_order(schemas: Specs) -> None:
     expected = [
         ("get_weather", {"city": "Beijing"}),
         ("get_weather", {"city": "Shanghai"}),
@@ -149,7 +150,7 @@ def test_parallel_calls_in_every_order(schemas: ApiSchemas) -> None:
         assert judge(schemas, answer, "[" + ", ".join(order) + "]").correct
 
 
-def test_assignment_is_optimal_not_greedy(schemas: ApiSchemas) -> None:
+def test_assignment_is_optimal_not_greedy(schemas: Specs) -> None:
     # first-fit would give the flexible expected call the model's first call and then fail
     answer = calls(("get_weather", {"city": {"$any": ["Beijing", "Shanghai"]}}), ("get_weather", {"city": "Beijing"}))
     assert judge(schemas, answer, "[get_weather(city='Beijing'), get_weather(city='Shanghai')]").correct
@@ -160,7 +161,7 @@ def test_assignment_is_optimal_not_greedy(schemas: ApiSchemas) -> None:
     assert judge(schemas, repeated, "[get_weather(city='Beijing'), get_weather(city='Shanghai')]").error == "wrong_value"
 
 
-def test_best_alternative_wins(schemas: ApiSchemas) -> None:
+def test_best_alternative_wins(schemas: Specs) -> None:
     answer = {
         "one_of": [
             {"calls": [{"api": "get_weather", "args": {"city": "Paris", "units": "fahrenheit"}}]},
@@ -174,21 +175,21 @@ def test_best_alternative_wins(schemas: ApiSchemas) -> None:
     assert wrong.error == "wrong_value"
 
 
-def test_error_precedence_within_a_call(schemas: ApiSchemas) -> None:
+def test_error_precedence_within_a_call(schemas: Specs) -> None:
     answer = calls(("send_message", {"receiver": "Li", "content": "hi"}))
     assert judge(schemas, answer, "[send_message(content=1, color='red')]").error == "missing_parameter"
     assert judge(schemas, answer, "[send_message(receiver='Li', content=1, color='red')]").error == "unexpected_parameter"
     assert judge(schemas, answer, "[send_message(receiver=2, content='ho')]").error == "wrong_type"
 
 
-def test_partial_credit_counts(schemas: ApiSchemas) -> None:
+def test_partial_credit_counts(schemas: Specs) -> None:
     answer = calls(("get_weather", {"city": "Beijing", "days": 3}), ("send_message", {"receiver": "Li", "content": "hi"}))
     verdict = judge(schemas, answer, "[get_weather(city='Beijing', days=2), get_forecast(city='x', date='2024-01-01')]")
     assert verdict.api == (1, 1, 1)  # get_weather right, get_forecast extra, send_message missed
     assert verdict.params == (1, 1 + 2, 1 + 2)  # city right; days wrong (fp+fn); forecast args fp; message args fn
 
 
-def test_special_checkpoints(schemas: ApiSchemas) -> None:
+def test_special_checkpoints(schemas: Specs) -> None:
     answer = {"special": "incomplete", "api": "book_flight", "missing": ["from_city"]}
     right = judge(schemas, answer, "[MISSING] book_flight: from_city")
     assert right.correct and right.detected and right.corrected

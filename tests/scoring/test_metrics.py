@@ -8,8 +8,8 @@ from typing import Any
 import pytest
 
 from validator.scoring.metrics import REPORT_VERSION, family_weights, prefixes
-from validator.scoring.units import family
-from validator.repo import Repo
+from validator.corpus.categories import family
+from validator.corpus.index import Corpus
 
 from .conftest import score_records
 
@@ -28,28 +28,27 @@ def test_retrieval_counts_with_normal() -> None:
     assert prefixes("normal/atom/bool") == ["normal", "normal/atom", "normal/atom/bool"]
 
 
-def answers_for(repo: Repo, right: set[str]) -> list[dict[str, Any]]:
+def answers_for(repo: Corpus, right: set[str]) -> list[dict[str, Any]]:
     """Oracle-like answers: right for the given case ids, a wrong call elsewhere."""
     from validator.models.render import python_calls
     from validator.models.request import first_alternative
     from validator.scoring.special import render_special
-    from validator.scoring.units import checkpoint_answers
 
     records = []
     for case_id, case in repo.cases.items():
-        for lang in ("en", "zh"):
-            for step, answer in enumerate(checkpoint_answers(case[lang])):
+        for lang, dialogue in case.dialogues.items():
+            for checkpoint in dialogue.checkpoints:
                 if case_id not in right:
                     output = "[list_notes()]"
-                elif "special" in answer:
-                    output = render_special(answer, lang)
+                elif checkpoint.special is not None:
+                    output = render_special(dict(checkpoint.answer), lang)
                 else:
-                    output = python_calls(first_alternative(answer, lang))
-                records.append({"id": case_id, "lang": lang, "step": step, "output": output})
+                    output = python_calls(first_alternative(checkpoint, lang))
+                records.append({"id": case_id, "lang": lang, "step": checkpoint.step, "output": output})
     return records
 
 
-def test_overall_is_the_weighted_sum_of_family_accuracies(repo: Repo) -> None:
+def test_overall_is_the_weighted_sum_of_family_accuracies(repo: Corpus) -> None:
     right = {"single-0001", "bool-0001", "incomplete-0001", "retrieval-call-0001"}
     report = score_records(repo, answers_for(repo, right), categories=["normal", "special", "retrieval"])
     families = report["overall"]["families"]
@@ -70,7 +69,7 @@ def test_overall_is_the_weighted_sum_of_family_accuracies(repo: Repo) -> None:
     assert report["errors"]["special_not_detected"] == 4
 
 
-def test_f1_gives_partial_credit(repo: Repo) -> None:
+def test_f1_gives_partial_credit(repo: Corpus) -> None:
     records = [
         {"id": "parallel-0001", "lang": "en", "output": "[get_weather(city='Beijing'), get_weather(city='Shenzhen')]"},
     ]
@@ -81,7 +80,7 @@ def test_f1_gives_partial_credit(repo: Repo) -> None:
     assert api["precision"] == 1.0 and api["recall"] == pytest.approx(2 / 3, abs=1e-6)
 
 
-def test_report_is_deterministic_and_versioned(repo: Repo) -> None:
+def test_report_is_deterministic_and_versioned(repo: Corpus) -> None:
     records = answers_for(repo, {"single-0001"})
     first = score_records(repo, records)
     assert first == score_records(repo, records)

@@ -54,7 +54,7 @@ class CorpusResponder:
         self.fallback = fallback
         self.requests: dict[str, Request] = {}
         for style in styles:
-            for job in plan(repo.cases, repo.scenarios, repo.specs, syntax=syntax, style=style).jobs:
+            for job in plan(repo, syntax=syntax, style=style):
                 if isinstance(job, CaseJob):
                     self.requests[fingerprint(sent_messages(job.request, style))] = job.request
         self.seen: list[Key | None] = []  # per chat request: the checkpoint it was for
@@ -80,7 +80,7 @@ def oracle_answers(repo: Any) -> Callable[[Request], Reply]:
     from validator.models.base import ModelContext
     from validator.models.oracle import create
 
-    oracle = create(ModelContext(repo.cases, repo.scenarios, repo.specs))
+    oracle = create(ModelContext(repo))
     return lambda request: as_server_reply(oracle.complete(request))
 
 

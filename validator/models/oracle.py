@@ -9,15 +9,12 @@ Scoring its predictions must give exactly 1.0 everywhere.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
-from typing import Any
-
+from validator.corpus.index import Corpus
 from validator.models.base import ModelContext, Reply, Request
 from validator.models.render import text_calls, tool_calls
 from validator.models.request import first_alternative
 from validator.scoring.agent import reference_calls
 from validator.scoring.special import render_special
-from validator.scoring.units import checkpoint_answers
 
 _DONE = {"en": "Done.", "zh": "已完成。"}
 
@@ -25,35 +22,34 @@ _DONE = {"en": "Done.", "zh": "已完成。"}
 class OracleModel:
     name = "oracle"
 
-    def __init__(self, cases: Mapping[str, Any], scenarios: Mapping[str, Any]) -> None:
-        self.cases = cases
-        self.scenarios = scenarios
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
 
     def complete(self, request: Request) -> Reply:
         if request.kind == "scenario":
             return self._agent_turn(request)
-        answer = checkpoint_answers(self.cases[request.id][request.lang])[request.step]
+        checkpoint = self.corpus.cases[request.id].dialogues[request.lang].checkpoints[request.step]
         native = request.syntax == "tool_calls"
-        if "special" in answer:
-            return Reply(render_special(answer, request.lang), [] if native else None)
-        calls = first_alternative(answer, request.lang)
+        if checkpoint.special is not None:
+            return Reply(render_special(dict(checkpoint.answer), request.lang), [] if native else None)
+        calls = first_alternative(checkpoint, request.lang)
         if native:
             return Reply(None, tool_calls(calls, prefix=f"call_{request.step}"))
         return Reply(text_calls(calls, request.syntax))
 
     def _agent_turn(self, request: Request) -> Reply:
-        scenario = self.scenarios[request.id]
-        reference = reference_calls(scenario, request.lang)
+        scenario = self.corpus.scenarios[request.id]
+        reference = reference_calls(scenario.data, request.lang)
         made = sum(len(m.get("tool_calls") or []) for m in request.messages if m.get("role") == "assistant")
         remaining = reference[made:]
         if remaining:
             if request.syntax == "tool_calls":
                 return Reply(None, tool_calls(remaining, prefix=f"call_{request.step}"))
             return Reply(text_calls(remaining, request.syntax))
-        outputs = scenario.get("outputs") or {}
+        outputs = scenario.outputs or {}
         facts = outputs.get(request.lang) if isinstance(outputs, dict) else None
         return Reply("\n".join(facts) if facts else _DONE[request.lang], [] if request.syntax == "tool_calls" else None)
 
 
 def create(context: ModelContext) -> OracleModel:
-    return OracleModel(context.cases, context.scenarios)
+    return OracleModel(context.corpus)

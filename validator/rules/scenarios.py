@@ -2,25 +2,26 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from validator import matchers
+from validator.corpus.index import Corpus
+from validator.corpus.langs import LANGS
+from validator.corpus.params import CompileError
+from validator.corpus.records import SandboxInfo, Scenario
 from validator.diagnostics import Finding, join_pointer
-from validator.loading import Document
-from validator.rules.answers import spec_parameters, value_errors
-from validator.rules.context import Context
 from validator.rules.registry import rule
 
 SANDBOX_FILES = ("sandbox.py", "state.yaml", "policy.en.md", "policy.zh.md")
 
 
-def _data(document: Document) -> dict[str, Any]:
-    return document.data if isinstance(document.data, dict) else {}
+def _data(scenario: Scenario) -> Mapping[str, Any]:
+    return scenario.data
 
 
-@rule("SBX001", "milestone-order-invalid", "Milestone ids repeat, or `after` names an unknown id or forms a cycle.", applies_to="scenario")
-def milestone_order_invalid(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SBX001", "milestone-order-invalid", "Milestone ids repeat, or `after` names an unknown id or forms a cycle.", on=Scenario)
+def milestone_order_invalid(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Milestone ids are unique; every `after` entry names another milestone; the `after`
@@ -39,7 +40,7 @@ def milestone_order_invalid(document: Document, context: Context) -> Iterator[Fi
     - {id: m2, api: transfer_funds, after: [m1]}
     ```
     """
-    milestones = [m for m in _data(document).get("milestones") or [] if isinstance(m, dict)] if isinstance(_data(document).get("milestones"), list) else []
+    milestones = [m for m in _data(scenario).get("milestones") or [] if isinstance(m, dict)] if isinstance(_data(scenario).get("milestones"), list) else []
     ids: dict[str, int] = {}
     for i, milestone in enumerate(milestones):
         mid = milestone.get("id")
@@ -74,8 +75,8 @@ def milestone_order_invalid(document: Document, context: Context) -> Iterator[Fi
             break
 
 
-@rule("SBX002", "script-mode-mismatch", "The scripted user does not fit the scenario's mode.", applies_to="scenario")
-def script_mode_mismatch(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SBX002", "script-mode-mismatch", "The scripted user does not fit the scenario's mode.", on=Scenario)
+def script_mode_mismatch(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     In `multi_step` scenarios the user speaks once (one script message); in `multi_turn`
@@ -88,10 +89,10 @@ def script_mode_mismatch(document: Document, context: Context) -> Iterator[Findi
     ## Use instead
     Use `mode: multi_step`, or add the user's follow-up message.
     """
-    data = _data(document)
+    data = _data(scenario)
     mode = data.get("mode")
     user = data.get("user") if isinstance(data.get("user"), dict) else {}
-    for lang in ("en", "zh"):
+    for lang in LANGS:
         side = user.get(lang)
         script = side.get("script") if isinstance(side, dict) else None
         if not isinstance(script, list):
@@ -102,8 +103,8 @@ def script_mode_mismatch(document: Document, context: Context) -> Iterator[Findi
             yield Finding(f"a multi_turn scenario has at least two user messages; this {lang} script has {len(script)}", join_pointer("user", lang, "script"))
 
 
-@rule("SBX003", "no-change-without-outputs", "A no-change scenario does not say what the agent must tell the user.", applies_to="scenario")
-def no_change_without_outputs(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SBX003", "no-change-without-outputs", "A no-change scenario does not say what the agent must tell the user.", on=Scenario)
+def no_change_without_outputs(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     A scenario marked `no_change: true` (the right behaviour leaves the state as it is: a
@@ -124,18 +125,18 @@ def no_change_without_outputs(document: Document, context: Context) -> Iterator[
     outputs: {en: [the daily limit is 50000 yuan], zh: [每日转账限额为5万元]}
     ```
     """
-    data = _data(document)
+    data = _data(scenario)
     if data.get("no_change") is not True:
         return
     outputs = data.get("outputs") if isinstance(data.get("outputs"), dict) else {}
-    for lang in ("en", "zh"):
+    for lang in LANGS:
         if not outputs.get(lang):
             yield Finding(f"a no_change scenario needs {lang} outputs (what the agent must tell the user), or a do-nothing agent passes it", "/no_change")
             break
 
 
-@rule("SBX004", "invalid-scenario-call", "A reference call, milestone or minefield has arguments its API rejects.", applies_to="scenario")
-def invalid_scenario_call(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SBX004", "invalid-scenario-call", "A reference call, milestone or minefield has arguments its API rejects.", on=Scenario)
+def invalid_scenario_call(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Arguments of reference calls, milestones and minefields are parameters of their API with
@@ -152,27 +153,28 @@ def invalid_scenario_call(document: Document, context: Context) -> Iterator[Find
     milestones: [{id: m1, api: transfer_funds, args: {amount: 50}}]
     ```
     """
-    data = _data(document)
+    data = _data(scenario)
     for key in ("reference_calls", "milestones", "minefields"):
         entries = data.get(key)
         for i, entry in enumerate(entries if isinstance(entries, list) else []):
             if not isinstance(entry, dict) or not isinstance(entry.get("api"), str):
                 continue
             api = entry["api"]
-            parameters = spec_parameters(context, api)
+            spec = corpus.specs.get(api)
             args = entry.get("args") if isinstance(entry.get("args"), dict) else {}
-            if parameters is None:
+            if spec is None:
                 continue
-            properties, required = parameters
+            properties, required = spec.properties, spec.required
             base = join_pointer(key, i)
             for name, value in args.items():
                 if name not in properties:
                     yield Finding(f"{api} has no parameter {name!r}", base + join_pointer("args", name))
                     continue
-                if list(matchers.problems(value, allow_lang=True)):
-                    continue
+                validator = corpus.validators.parameter(api, name)
+                if list(matchers.problems(value, allow_lang=True)) or validator is None or isinstance(validator, CompileError):
+                    continue  # DLG013 reports malformed matchers, SPC008 schemas that cannot check values
                 for concrete in matchers.concrete_values(value):
-                    errors = value_errors(context, api, name, concrete)
+                    errors = validator.messages(concrete)
                     if errors:
                         yield Finding(f"{name}={concrete!r} is not valid for {api}: {errors[0]}", base + join_pointer("args", name))
                         break
@@ -182,8 +184,8 @@ def invalid_scenario_call(document: Document, context: Context) -> Iterator[Find
                         yield Finding(f"{api} requires {name!r}, which this reference call does not give", base + "/args")
 
 
-@rule("SBX005", "incomplete-sandbox", "A sandbox folder lacks one of its fixed files.", applies_to="sandbox")
-def incomplete_sandbox(name: str, context: Context) -> Iterator[Finding]:
+@rule("SBX005", "incomplete-sandbox", "A sandbox folder lacks one of its fixed files.", on=SandboxInfo)
+def incomplete_sandbox(sandbox: SandboxInfo, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Every folder under `sandboxes/` holds `sandbox.py`, `state.yaml`, `policy.en.md` and
@@ -197,7 +199,8 @@ def incomplete_sandbox(name: str, context: Context) -> Iterator[Finding]:
     ## Use instead
     Add the missing file.
     """
-    folder = context.root / "sandboxes" / name
+    name = sandbox.name
+    folder = corpus.root / sandbox.folder
     for file in SANDBOX_FILES:
         path = folder / file
         if not path.is_file():

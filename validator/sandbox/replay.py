@@ -18,6 +18,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
 from validator import matchers
+from validator.corpus.index import Corpus
 from validator.sandbox.runtime import (
     DEFAULT_TIME_LIMIT,
     NotJson,
@@ -47,9 +48,9 @@ class ReplayResult(NamedTuple):
     outcomes: list[Outcome]
 
 
-def runtime_of(source: Any) -> Runtime:
-    """A Runtime from a Runtime or a Repo (building one loads every sandbox: reuse it)."""
-    return source if isinstance(source, Runtime) else Runtime.from_repo(source)
+def runtime_of(source: Runtime | Corpus) -> Runtime:
+    """A Runtime from a Runtime or a Corpus (building one loads every sandbox: reuse it)."""
+    return source if isinstance(source, Runtime) else Runtime.from_corpus(source)
 
 
 def scenario_session(runtime: Runtime, scenario: Mapping[str, Any], time_limit: float | None = DEFAULT_TIME_LIMIT) -> Session:

@@ -10,9 +10,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from validator.scoring.agent import AgentVerdict, ReferenceCache, Replayer, score_scenario
-from validator.scoring.match import Verdict, score_checkpoint
+from validator.scoring.match import Specs, Verdict, score_checkpoint
 from validator.scoring.parse import parse_prediction
-from validator.scoring.predictions import Key, Predictions
+from validator.scoring.predictions import Key, Prediction, Predictions
 from validator.scoring.units import CaseUnit, ScenarioUnit, Units
 
 
@@ -37,13 +37,13 @@ class Scored(NamedTuple):
     notes: list[str]  # what could not be scored and why
 
 
-def score_units(units: Units, predictions: Predictions, replayer: Replayer | None = None) -> Scored:
+def score_units(units: Units, predictions: Predictions, specs: Specs, replayer: Replayer | None = None) -> Scored:
     records = predictions.records
     used: set[Key] = set()
     results: list[UnitResult] = []
     missing: list[Key] = []
     for unit in units.cases:
-        result = _score_case(unit, units, records, used, missing)
+        result = _score_case(unit, specs, records, used, missing)
         results.append(result)
     notes: list[str] = []
     if units.scenarios:
@@ -83,10 +83,10 @@ def _line_of(message: str) -> int:
     return int(head[5:]) if head.startswith("line ") and head[5:].isdigit() else 0
 
 
-def _score_case(unit: CaseUnit, units: Units, records: dict, used: set[Key], missing: list[Key]) -> UnitResult:
+def _score_case(unit: CaseUnit, specs: Specs, records: dict[Key, Prediction], used: set[Key], missing: list[Key]) -> UnitResult:
     verdicts: list[Verdict | None] = []
     first_wrong: tuple[int, Verdict | None] | None = None
-    for step, answer in enumerate(unit.checkpoints):
+    for step, checkpoint in enumerate(unit.checkpoints):
         key = (unit.id, unit.lang, step)
         prediction = records.get(key)
         if prediction is None:
@@ -96,7 +96,7 @@ def _score_case(unit: CaseUnit, units: Units, records: dict, used: set[Key], mis
                 first_wrong = (step, None)
             continue
         used.add(key)
-        verdict = score_checkpoint(answer, parse_prediction(prediction.record), units.schemas, unit.lang)
+        verdict = score_checkpoint(checkpoint, parse_prediction(prediction.record), specs, unit.lang)
         verdicts.append(verdict)
         if not verdict.correct and first_wrong is None:
             first_wrong = (step, verdict)
@@ -110,14 +110,14 @@ def _score_case(unit: CaseUnit, units: Units, records: dict, used: set[Key], mis
 
 
 def _score_scenario(
-    unit: ScenarioUnit, records: dict, used: set[Key], missing: list[Key], replayer: Replayer, cache: ReferenceCache
+    unit: ScenarioUnit, records: dict[Key, Prediction], used: set[Key], missing: list[Key], replayer: Replayer, cache: ReferenceCache
 ) -> UnitResult:
     key = (unit.id, unit.lang, 0)
     prediction = records.get(key)
-    total = len(unit.scenario.get("milestones") or [])
+    total = len(unit.scenario.milestones)
     if prediction is None:
         missing.append(key)
         return UnitResult(unit.id, unit.lang, unit.category, False, None, "no prediction", None, True, agent=AgentVerdict(False, None, "", 0, total))
     used.add(key)
-    verdict = score_scenario(unit.scenario, prediction.record, unit.lang, replayer, cache)
+    verdict = score_scenario(unit.scenario.data, prediction.record, unit.lang, replayer, cache)
     return UnitResult(unit.id, unit.lang, unit.category, verdict.correct, verdict.error, verdict.detail, None, False, agent=verdict)
