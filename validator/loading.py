@@ -1,10 +1,11 @@
 """Hardened YAML loading: libyaml composes nodes, we build plain JSON-like data from them.
 
-Building the values ourselves (instead of PyYAML's constructor) lets one pass both reject the
-YAML features a benchmark must never silently accept (duplicate keys, aliases, YAML 1.1
-booleans and sexagesimal numbers, non-string keys) and keep the node tree, so any finding can
-be traced back to ``file:line:col`` from a JSON pointer without a position map being built for
-documents that have no finding.
+Building the values ourselves (instead of PyYAML's constructor) lets one pass reject the YAML
+features a benchmark must never silently accept (duplicate keys, YAML 1.1 booleans and
+sexagesimal numbers, non-string keys, explicit tags); anchors and aliases are refused before
+building. The node tree is dropped once built: a finding's JSON pointer is traced back to
+``file:line:col`` by recomposing that one file (:meth:`Document.locate`), so documents without
+findings never pay for a position map.
 """
 
 from __future__ import annotations
@@ -110,18 +111,14 @@ class _Builder:
 
     def __init__(self) -> None:
         self.problems: list[LoadProblem] = []
-        self._seen: set[int] = set()
         self._depth = 0
 
     def problem(self, code: str, message: str, node: Node) -> None:
         self.problems.append(LoadProblem(code, message, node.start_mark.line + 1, node.start_mark.column + 1))
 
     def build(self, node: Node) -> Any:
-        if id(node) in self._seen:
-            # libyaml resolves an alias to the very node its anchor named
-            self.problem("SCH003", "aliases (*name) are not allowed; write the value out in full", node)
-            return None
-        self._seen.add(id(node))
+        # anchors and aliases never reach the builder (load_text refuses them first), so every
+        # node is built once
         if isinstance(node, ScalarNode):
             return self.scalar(node)
         self._depth += 1
