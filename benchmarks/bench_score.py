@@ -24,12 +24,12 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from validator.corpus.index import Corpus  # noqa: E402
+from validator.corpus.langs import LANGS  # noqa: E402
 from validator.models.base import ModelContext  # noqa: E402
 from validator.models.oracle import create  # noqa: E402
 from validator.models.request import case_requests  # noqa: E402
 from validator.models.runner import case_record  # noqa: E402
-from validator.corpus.index import Corpus  # noqa: E402
-from validator.corpus.langs import LANGS  # noqa: E402
 from validator.scoring.metrics import build_report  # noqa: E402
 from validator.scoring.predictions import parse_predictions  # noqa: E402
 from validator.scoring.scorer import score_units  # noqa: E402
@@ -51,8 +51,8 @@ def build(target: int) -> tuple[Corpus, bytes]:
             serial += 1
             new_id = f"{template_id}-{serial}"
             cases[new_id] = dataclasses.replace(template, id=new_id)
-            for record in per_case[template_id]:
-                record = {**record, "id": new_id}
+            for template_record in per_case[template_id]:
+                record = {**template_record, "id": new_id}
                 if len(lines) % 5 == 4:  # a wrong answer: one value changed
                     record["output"] = record["output"].replace("'", "'x", 1) if "'" in record["output"] else "[]"
                 lines.append(json.dumps(record, ensure_ascii=False))

@@ -136,7 +136,7 @@ def test_matchers_are_rendered_before_running(repo: Path) -> None:
 
 def _problems(source: str, spec: dict) -> list[str]:
     namespace: dict = {}
-    exec(source, namespace)  # noqa: S102  (a test-local function definition)
+    exec(source, namespace)
     data = {"name": "f", "domain": "x", "sandbox": "x", "description": {"en": "F.", "zh": "F。"}, "returns": {"type": "object"}, **spec}
     return signature_problems(namespace["f"], build_spec(Document("specs/x/f.yaml", "api", data, "")))
 

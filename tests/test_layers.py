@@ -51,9 +51,9 @@ def layer_of(module: str) -> int:
     best: tuple[int, int] | None = None  # (prefix length, layer)
     for index, (_, prefixes) in enumerate(LAYERS):
         for prefix in prefixes:
-            if module == prefix or (prefix != "validator" and module.startswith(prefix + ".")):
-                if best is None or len(prefix) > best[0]:
-                    best = (len(prefix), index)
+            named = module == prefix or (prefix != "validator" and module.startswith(prefix + "."))
+            if named and (best is None or len(prefix) > best[0]):
+                best = (len(prefix), index)
     if best is None:
         raise AssertionError(f"{module} is in no layer; add it to LAYERS in tests/test_layers.py")
     return best[1]

@@ -56,9 +56,8 @@ def test_every_form_of_a_servers_wait_is_honoured() -> None:
 
 
 def test_a_servers_wait_is_capped_and_failures_end_with_the_attempt_count() -> None:
-    with OpenAIServer(scripted(Reply(status=429, headers={"retry-after": "600"}), then=Reply(status=502))) as server:
-        with pytest.raises(TransportFailure) as failure:
-            run_calls(server, Backoff(base=1.0, ceiling=8.0), retries=2)
+    with OpenAIServer(scripted(Reply(status=429, headers={"retry-after": "600"}), then=Reply(status=502))) as server, pytest.raises(TransportFailure) as failure:
+        run_calls(server, Backoff(base=1.0, ceiling=8.0), retries=2)
     assert failure.value.attempts == 3 and failure.value.transient and "HTTP 502" in str(failure.value)
 
 

@@ -162,7 +162,7 @@ _WORKER_STATE: tuple[Corpus, RuleSet, bool] | None = None
 
 
 def _init_worker(corpus: Corpus, rules: RuleSet, keep: bool) -> None:
-    global _WORKER_STATE
+    global _WORKER_STATE  # noqa: PLW0603  (each forked worker receives its state once, from the pool)
     gc.disable()
     _WORKER_STATE = (corpus, rules, keep)
 

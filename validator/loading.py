@@ -30,7 +30,7 @@ MAX_DEPTH = 64  # nesting levels; the deepest real file has 10, every rule recur
 _MEASURE_DEPTH_ABOVE = 1000
 # flow brackets, plus two levels per column of block indentation ("- - - x" nests too)
 _MANY_BRACKETS = _MEASURE_DEPTH_ABOVE // 2
-_LONG_LINE_PREFIX = re.compile(r"^[ \t?:-]{%d}" % (_MEASURE_DEPTH_ABOVE // 4), re.MULTILINE)
+_LONG_LINE_PREFIX = re.compile(rf"^[ \t?:-]{{{_MEASURE_DEPTH_ABOVE // 4}}}", re.MULTILINE)
 SCHEMA_COMMENT = re.compile(r"^# yaml-language-server: \$schema=(?P<target>\S+)\s*$")
 
 _TAG = "tag:yaml.org,2002:"
@@ -233,7 +233,7 @@ def _too_deep(text: str) -> tuple[int, int] | None:
             event = loader.get_event()
             if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
                 depth += 1
-                if depth > MAX_DEPTH:
+                if depth > MAX_DEPTH and event.start_mark is not None:
                     return (event.start_mark.line + 1, event.start_mark.column + 1)
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 depth -= 1
@@ -250,7 +250,7 @@ def _has_anchor(text: str) -> tuple[int, int] | None:
     try:
         while loader.check_event():
             event = loader.get_event()
-            if getattr(event, "anchor", None):
+            if event is not None and getattr(event, "anchor", None) and event.start_mark is not None:
                 return (event.start_mark.line + 1, event.start_mark.column + 1)
     finally:
         loader.dispose()

@@ -153,7 +153,7 @@ def render(value: Any, lang: str | None = None) -> Any:
     if not is_matcher(value):
         return {k: render(v, lang) for k, v in value.items()}
     kind = matcher_kind(value)
-    body = value.get(kind) if kind else None
+    body: Any = value.get(kind) if kind else None
     if kind == "$any":
         return render(body[0], lang)
     if kind in ("$optional", "$unordered"):
@@ -200,16 +200,14 @@ def _concrete(value: Any, lang: str | None) -> Iterator[Any]:
     if not is_matcher(value):
         keys = list(value)
         for combo in _product([list(_concrete(value[k], lang)) for k in keys], list):
-            yield dict(zip(keys, combo))
+            yield dict(zip(keys, combo, strict=True))
         return
     kind = matcher_kind(value)
-    body = value.get(kind) if kind else None
+    body: Any = value.get(kind) if kind else None
     if kind == "$any":
         for option in body:
             yield from _concrete(option, lang)
-    elif kind == "$optional":
-        yield from _concrete(body, lang)
-    elif kind == "$unordered":
+    elif kind == "$optional" or kind == "$unordered":
         yield from _concrete(body, lang)
     elif kind == "$lang":
         for code in (lang,) if lang else LANGS:
@@ -253,14 +251,14 @@ def matches(expected: Any, actual: Any, lang: str | None = None) -> bool:
     if isinstance(expected, bool) or isinstance(actual, bool):
         return type(expected) is type(actual) and expected == actual
     if _is_number(expected) and isinstance(actual, (int, float)):
-        return expected == actual
+        return bool(expected == actual)
     if isinstance(expected, str):
         return isinstance(actual, str) and expected == actual
     if expected is None:
         return actual is None
     if isinstance(expected, list):
         return isinstance(actual, list) and len(expected) == len(actual) and all(
-            matches(e, a, lang) for e, a in zip(expected, actual)
+            matches(e, a, lang) for e, a in zip(expected, actual, strict=True)
         )
     if isinstance(expected, dict):
         if not isinstance(actual, dict):
@@ -272,12 +270,12 @@ def matches(expected: Any, actual: Any, lang: str | None = None) -> bool:
             elif not matches(value, actual[key], lang):
                 return False
         return set(actual) <= set(expected)
-    return expected == actual
+    return bool(expected == actual)
 
 
 def _match_matcher(expected: dict[str, Any], actual: Any, lang: str | None) -> bool:
     kind = matcher_kind(expected)
-    body = expected.get(kind) if kind else None
+    body: Any = expected.get(kind) if kind else None
     if kind == "$any":
         return any(matches(option, actual, lang) for option in body)
     if kind == "$optional":
@@ -337,10 +335,10 @@ def literal_equal(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(literal_equal(x, y) for x, y in zip(a, b))
+        return isinstance(b, list) and len(a) == len(b) and all(literal_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         return isinstance(b, dict) and a.keys() == b.keys() and all(literal_equal(a[k], b[k]) for k in a)
-    return a == b
+    return bool(a == b)
 
 
 def perfect_matching(compatible: list[list[bool]]) -> bool:

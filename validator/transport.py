@@ -86,10 +86,11 @@ class Backoff:
     def delay(self, retry: int, server_wait: float | None = None, rng: random.Random | None = None) -> float:
         if server_wait is not None:
             return max(0.0, min(self.ceiling, server_wait))
-        ceiling = min(self.ceiling, self.base * (2**retry))
+        ceiling = min(self.ceiling, self.base * 2.0**retry)
         if not self.jitter:
             return ceiling
-        return ceiling / 2 + (rng or random).uniform(0, ceiling / 2)
+        spread = rng.uniform(0, ceiling / 2) if rng is not None else random.uniform(0, ceiling / 2)
+        return ceiling / 2 + spread
 
 
 class TransportFailure(Exception):

@@ -23,9 +23,9 @@ from tests.support.corpus_responders import CorpusResponder, agent_script, oracl
 from tests.support.local_llm import free_port
 from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, always, by_model, scripted, tool_call
 from validator.cli import cli
+from validator.corpus.index import Corpus
 from validator.models.base import Request
 from validator.models.runner import plan
-from validator.corpus.index import Corpus
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "scoring"
 ROOT = Path(__file__).resolve().parents[2]
@@ -387,7 +387,9 @@ def test_an_endpoint_serving_the_oracle_writes_what_the_oracle_writes(tmp_path: 
         assert run(server, served, *selection).exit_code == 0
 
     def answers(path: Path) -> dict[tuple[str, str, int], tuple[str, Any]]:
-        calls = lambda r: [(c["function"]["name"], c["function"]["arguments"]) for c in r["tool_calls"]] if "tool_calls" in r else None
+        def calls(r: dict[str, Any]) -> list[tuple[str, Any]] | None:
+            return [(c["function"]["name"], c["function"]["arguments"]) for c in r["tool_calls"]] if "tool_calls" in r else None
+
         return {(r["id"], r["lang"], r["step"]): (r["output"], calls(r)) for r in records(path)}
 
     assert answers(builtin) == answers(served) and len(answers(served)) == 46

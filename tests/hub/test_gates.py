@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.hub.helpers import copy_fixture
-from validator.diagnostics import Diagnostic, Location
 from validator.corpus.canonical import content_hash as case_content_hash
-from validator.hub.gates import check_gates, describe_refusal, review_blockers, validation_blockers
 from validator.corpus.index import Corpus
+from validator.diagnostics import Diagnostic, Location
+from validator.hub.gates import check_gates, describe_refusal, review_blockers, validation_blockers
 
 CASE = "dialogues/special/incomplete/sp-incomplete-0001.yaml"
 CASE_ID = "sp-incomplete-0001"

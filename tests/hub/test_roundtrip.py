@@ -11,13 +11,13 @@ from typing import Any
 import pytest
 
 from tests.hub.helpers import FIXTURE, LANGS, expected_configs, hub_env
+from validator.corpus.canonical import canonical_json
+from validator.corpus.index import Corpus
 from validator.hub.build import build
 from validator.hub.configs import kind_of_config
 from validator.hub.load import load, load_source, materialize, read_card_configs
 from validator.hub.parquet import decode
 from validator.hub.records import COLUMNS, to_source
-from validator.corpus.canonical import canonical_json
-from validator.corpus.index import Corpus
 
 LOAD_ALL = """
 import json, sys

@@ -6,10 +6,10 @@ import json
 
 import pytest
 
+from validator.corpus.index import Corpus
 from validator.models import MODELS, create_model
 from validator.models.base import ModelContext, Reply
 from validator.models.request import case_requests
-from validator.corpus.index import Corpus
 
 
 def context(repo: Corpus) -> ModelContext:

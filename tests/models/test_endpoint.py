@@ -8,11 +8,11 @@ import json
 import pytest
 
 from tests.support.openai_server import OpenAIServer, Reply, always, scripted, tool_call
+from validator.corpus.index import Corpus
 from validator.errors import UserError
 from validator.models.base import EndpointError, Request, RequestRejected
 from validator.models.endpoint import NO_KEY, ChatClient, EndpointConfig, EndpointModel, check_base_url, is_local, native_messages, resolve_api_key, text_messages
 from validator.models.request import case_requests
-from validator.corpus.index import Corpus
 
 
 def test_local_urls_need_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -148,7 +148,7 @@ def test_preflight(repo: Corpus) -> None:
             if ok:
                 asyncio.run(check())
             else:
-                with pytest.raises(EndpointError, match="'b' is not served at .*; it serves: a, llama3.2:latest"):
+                with pytest.raises(EndpointError, match=r"'b' is not served at .*; it serves: a, llama3\.2:latest"):
                     asyncio.run(check())
 
 

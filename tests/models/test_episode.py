@@ -3,12 +3,11 @@
 from __future__ import annotations
 
 import dataclasses
-
 import json
 
+from validator.corpus.index import Corpus
 from validator.models.base import Reply, Request
 from validator.models.episode import OfflineEnvironment, environments, run_episode
-from validator.corpus.index import Corpus
 
 
 class Scripted:

@@ -18,8 +18,8 @@ from click.testing import CliRunner, Result
 
 from tests.support.local_llm import LocalLLM
 from validator.cli import cli
-from validator.models.runner import plan
 from validator.corpus.index import Corpus
+from validator.models.runner import plan
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "scoring"
 TAXONOMY = {

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
-from validator.models.request import case_requests, scenario_apis
 from validator.corpus.index import Corpus
+from validator.models.request import case_requests, scenario_apis
 
 
 def test_one_request_per_checkpoint_with_history(repo: Corpus) -> None:

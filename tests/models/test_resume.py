@@ -42,7 +42,7 @@ def test_open_run_resumes_refuses_and_overwrites(tmp_path: Path) -> None:
     done, manifest = open_run(out, SETTINGS)
     assert done == set() and manifest["sessions"] == [] and manifest["version"] == 1
     out.write_text('{"id": "a", "lang": "en", "step": 0, "output": ""}\n', encoding="utf-8")
-    with pytest.raises(UserError, match="has no readable p.jsonl.manifest.json"):
+    with pytest.raises(UserError, match=r"has no readable p\.jsonl\.manifest\.json"):
         open_run(out, SETTINGS)
     write_manifest(manifest_path(out), {**manifest, "sessions": [{"status": "complete"}]})
     done, resumed = open_run(out, SETTINGS)

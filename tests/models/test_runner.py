@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import asyncio
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
 
+from validator.corpus.index import Corpus
 from validator.models import create_model
 from validator.models.base import EndpointError, ModelContext, Reply, Request
 from validator.models.episode import environments
 from validator.models.runner import CaseJob, RunContext, ScenarioJob, execute, plan, predictions
-from validator.corpus.index import Corpus
 
 
 def test_plan_order_keys_and_limit(repo: Corpus) -> None:
@@ -104,5 +103,7 @@ def test_oracle_through_execute_equals_predictions(repo: Corpus) -> None:
             jobs = plan(repo, syntax=syntax)
             run_context = RunContext(model, repo.specs, environments(repo), syntax=syntax)
             asyncio.run(execute(jobs, run_context, lambda job, record, got=got: got.append(record), concurrency=4))
-            key = lambda r: (r["id"], r["lang"], r.get("step", -1))
+            def key(r: dict[str, Any]) -> tuple[str, str, int]:
+                return (r["id"], r["lang"], r.get("step", -1))
+
             assert sorted(got, key=key) == sorted(sequential, key=key) and len(got) == 52

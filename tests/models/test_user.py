@@ -2,16 +2,15 @@
 
 from __future__ import annotations
 
+import asyncio
 import dataclasses
 
-import asyncio
-
 from tests.support.openai_server import ChatRequest, OpenAIServer
+from validator.corpus.index import Corpus
 from validator.models.endpoint import ChatClient, EndpointConfig
 from validator.models.episode import OfflineEnvironment, run_episode
 from validator.models.prompts import STOP_MARKER
 from validator.models.user import ScriptedUser, SimulatedUser, scripted_user, visible_text
-from validator.corpus.index import Corpus
 
 
 def test_scripted_user_says_its_lines_then_stops(repo: Corpus) -> None:

@@ -7,10 +7,10 @@ from pathlib import Path
 import pytest
 
 from tests.review.helpers import corpus
-from validator.corpus.index import Corpus
-from validator.review.items import collect_items
 from validator.corpus.build import build_spec
+from validator.corpus.index import Corpus
 from validator.loading import Document
+from validator.review.items import collect_items
 from validator.review.material import material_for, render_dialogue
 from validator.review.prompts import FAMILIES, LANGS, PROMPTS_DIR, available, fill, load_prompt, parse_prompt
 

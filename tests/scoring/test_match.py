@@ -7,8 +7,8 @@ from typing import Any
 
 import pytest
 
-from validator.corpus.index import Corpus
 from validator.corpus.build import build_checkpoint
+from validator.corpus.index import Corpus
 from validator.scoring.match import Specs, Verdict, score_checkpoint
 from validator.scoring.parse import parse_text
 

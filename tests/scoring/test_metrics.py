@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
-from validator.scoring.metrics import REPORT_VERSION, family_weights, prefixes
 from validator.corpus.categories import family
 from validator.corpus.index import Corpus
+from validator.scoring.metrics import REPORT_VERSION, family_weights, prefixes
 
 from .conftest import score_records
 

@@ -11,8 +11,8 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
-from validator.matchers import matches
 from validator.corpus.index import Corpus
+from validator.matchers import matches
 
 from .conftest import FIXTURE
 from .oracle_checkpoints import Checkpoint, as_record, call_checkpoints, judge

@@ -6,11 +6,11 @@ from typing import Any
 
 import pytest
 
+from validator.corpus.index import Corpus
 from validator.models import create_model
 from validator.models.base import ModelContext
 from validator.models.episode import environments
 from validator.models.runner import predictions
-from validator.corpus.index import Corpus
 
 from .conftest import score_records
 
@@ -65,7 +65,7 @@ def test_oracle_scores_exactly_one_everywhere(repo: Corpus, replayer: Any, synta
     report = score_records(repo, run(repo, "oracle", syntax), replayer)
     not_one = {name: value for name, value in every_accuracy(report).items() if value != 1.0}
     assert not_one == {}
-    assert report["errors"] == {code: 0 for code in report["errors"]}
+    assert report["errors"] == dict.fromkeys(report["errors"], 0)
     assert report["missing"] == [] and report["problems"] == []
     assert all(r["correct"] for r in report["results"])
 

@@ -52,7 +52,8 @@ def test_partly_missing_dialogue(repo: Corpus) -> None:
 
 
 def test_unknown_ids_and_steps_are_problems_outside_selection_is_ignored(repo: Corpus) -> None:
-    extra = records(RIGHT) + [
+    extra = [
+        *records(RIGHT),
         {"id": "no-such-case", "lang": "en", "output": "[]"},
         {"id": "enum-0001", "lang": "en", "step": 3, "output": "[]"},
         {"id": "bool-0001", "lang": "zh", "output": "[]"},  # zh not selected

@@ -8,13 +8,12 @@ import click
 
 
 def run_build(out_dir: str, repo_root: str | None, repo_id: str | None) -> int:
+    from validator.corpus.index import Corpus
     from validator.hub.build import BuildError, build, is_build_folder
     from validator.hub.card import DEFAULT_REPO_ID
     from validator.hub.gates import check_gates, describe_refusal
-    from validator.loading import find_repo_root
-    from validator.corpus.index import Corpus
-
     from validator.hub.publish import REPO_ID
+    from validator.loading import find_repo_root
 
     if repo_id is not None and not REPO_ID.match(repo_id):
         click.echo(f"callbank build: --repo-id must look like ORG/NAME, not {repo_id!r}", err=True)

@@ -31,11 +31,11 @@ def run_publish(
     tag: str | None,
     repo_root: str | None,
 ) -> int:
+    from validator.corpus.index import Corpus
     from validator.hub.build import BuildError, build, list_files
     from validator.hub.gates import check_gates, describe_refusal
     from validator.hub.publish import PublishError, check_options, describe_plan, plan_from, publish, resolve_token
     from validator.loading import find_repo_root
-    from validator.corpus.index import Corpus
 
     root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
     try:

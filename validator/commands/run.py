@@ -14,6 +14,7 @@ interrupted (likewise resumable).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 import time
@@ -187,10 +188,8 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
     if task is not None and hasattr(signal, "SIGTERM"):
-        try:  # a polite kill ends the run like Ctrl-C: the session is recorded as interrupted
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # a polite kill ends the run like Ctrl-C
             loop.add_signal_handler(signal.SIGTERM, task.cancel)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
     try:
         # 1. the endpoints answer and serve the models — before any work
         for client in (endpoints.model, endpoints.user):
@@ -280,10 +279,8 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
                 session["usage"] = endpoints.model.usage.as_dict()
             if endpoints.user is not None:
                 session["user_usage"] = endpoints.user.usage.as_dict()
-            try:
+            with contextlib.suppress(OSError):  # the records are written; a manifest that cannot be is no reason to fail
                 write_manifest(manifest_file, manifest)
-            except OSError:
-                pass
         return 0
     finally:
         for client in (endpoints.model, endpoints.user):

@@ -7,7 +7,7 @@ finding.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 from validator.corpus.langs import LANGS
@@ -152,7 +152,13 @@ def build_review_record(document: Document) -> ReviewRecord:
     )
 
 
-BUILDERS = {"api": build_spec, "case": build_case, "scenario": build_scenario, "state": build_state, "review-record": build_review_record}
+BUILDERS: dict[str, Callable[[Document], Record]] = {
+    "api": build_spec,
+    "case": build_case,
+    "scenario": build_scenario,
+    "state": build_state,
+    "review-record": build_review_record,
+}
 
 
 def build(document: Document) -> Record | None:

@@ -110,7 +110,7 @@ class Corpus:
             loaded = self._admit(path, kind, document, tuple(problems), None)
         return loaded
 
-    def adopt(self, path: str, kind: str, data: Any, text: str, problems: Sequence[LoadProblem], schema_errors: Sequence[tuple[str, str]]) -> LoadedFile:
+    def adopt(self, path: str, kind: str, data: Any, text: str | None, problems: Sequence[LoadProblem], schema_errors: Sequence[tuple[str, str]]) -> LoadedFile:
         """Index a file another process loaded and validated (its parsed data travels instead of
         being parsed again)."""
         loaded = self.files.get(path)

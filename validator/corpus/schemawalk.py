@@ -65,7 +65,7 @@ def localize(schema: Any, lang: str) -> Any:
     """A fresh copy of schema with every bilingual ``description`` replaced by the text of lang."""
 
     def node(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
-        description = mapping.get("description")
+        description: Any = mapping.get("description")
         if is_bilingual(description):
             return {**mapping, "description": description[lang]}
         return mapping

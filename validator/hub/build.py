@@ -19,9 +19,9 @@ import shutil
 from pathlib import Path
 from typing import NamedTuple
 
+from validator.corpus.index import Corpus
 from validator.hub.card import DEFAULT_REPO_ID, GENERATED_MARKER, render_card
 from validator.hub.configs import SPLITS, Config, configs_of, data_path
-from validator.corpus.index import Corpus
 from validator.hub.corpus import CorpusError, Sources
 from validator.hub.parquet import write_records
 from validator.hub.records import COLUMNS, project

@@ -43,8 +43,11 @@ class Sources:
         """The repository path of an item: a case, scenario or API file, or a sandbox folder."""
         if kind == "sandbox":
             return f"sandboxes/{key}"
-        record = {"case": self.corpus.cases, "scenario": self.corpus.scenarios, "api": self.corpus.specs}[kind][key]
-        return record.path
+        if kind == "case":
+            return self.corpus.cases[key].path
+        if kind == "scenario":
+            return self.corpus.scenarios[key].path
+        return self.corpus.specs[key].path
 
 
 def _read_text(corpus: Corpus, path: str) -> str:

@@ -134,7 +134,7 @@ async def run_episode_async(
         if made:
             entries = tool_calls([{"api": c.api, "args": c.args} for c in made], prefix=f"call_{turn}")
             messages.append({"role": "assistant", "content": reply.content or None, "tool_calls": entries})
-            for call, entry in zip(made, entries):
+            for call, entry in zip(made, entries, strict=True):
                 calls.append({"api": call.api, "args": call.args})
                 observation = environment.call(call.api, call.args)
                 messages.append({"role": "tool", "tool_call_id": entry["id"], "name": call.api, "content": json.dumps(observation, ensure_ascii=False, default=str)})

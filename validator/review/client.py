@@ -45,6 +45,9 @@ class RetryPolicy(NamedTuple):
         return self.backoff.delay(retry, retry_after)
 
 
+DEFAULT_POLICY = RetryPolicy()
+
+
 class JudgeFailure(Exception):
     """The judge could not be asked (unreachable, refused, kept failing): no vote is recorded."""
 
@@ -84,7 +87,8 @@ async def complete(client: openai.AsyncOpenAI, judge: Judge, messages: list[dict
     response = await with_retries(lambda: client.chat.completions.create(**options), policy, sleep=sleep)
     if not response.choices:
         return None
-    return response.choices[0].message.content
+    content: str | None = response.choices[0].message.content
+    return content
 
 
 async def ask(client: openai.AsyncOpenAI, judge: Judge, messages: list[dict[str, str]], policy: RetryPolicy, sleep: Sleep = asyncio.sleep) -> Outcome:

@@ -65,7 +65,7 @@ def side_by_side(blocks: Sequence[tuple[str, list[str]]], total: int = 120, gap:
     column = max(16, (total - gap * (len(blocks) - 1)) // len(blocks))
     wrapped = []
     for title, entries in blocks:
-        lines = wrap(title, column) + ["-" * min(column, max(width(title), 3))]
+        lines = [*wrap(title, column), "-" * min(column, max(width(title), 3))]
         for entry in entries or ["(nothing)"]:
             lines += wrap(entry, column)
         wrapped.append(lines)

@@ -44,7 +44,7 @@ def target_paths(root: Path, paths: Sequence[str]) -> list[str] | None:
 def _wanted(path: str, prefixes: list[str] | None) -> bool:
     if prefixes is None:
         return True
-    return any(path == prefix or (prefix == "" or prefix.endswith("/")) and path.startswith(prefix) for prefix in prefixes)
+    return any(path == prefix or ((prefix == "" or prefix.endswith("/")) and path.startswith(prefix)) for prefix in prefixes)
 
 
 def collect_items(corpus: Corpus, prefixes: list[str] | None = None) -> tuple[list[Item], list[str]]:

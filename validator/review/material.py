@@ -14,6 +14,7 @@ from typing import Any
 from validator.corpus.langs import LANGS
 from validator.corpus.records import Spec
 from validator.review.items import Item
+
 MAX_POLICY_CHARS = 6000  # a policy longer than this is cut (the judge is told so)
 
 

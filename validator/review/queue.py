@@ -5,14 +5,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from validator.errors import UserError
 from validator.corpus.index import Corpus
+from validator.errors import UserError
 from validator.review import QUEUE_DIR
 from validator.review.items import Item, collect_items
+from validator.review.lock import run_lock
 from validator.review.records import read_record, write_record
 from validator.review.resolve import add_review
-from validator.review.lock import run_lock
-
 
 REVIEW_KINDS = ("case", "scenario", "review-record")
 

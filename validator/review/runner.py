@@ -19,11 +19,11 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from validator.errors import UserError
 from validator.corpus.index import Corpus
 from validator.corpus.records import Spec
+from validator.errors import UserError
 from validator.review import JUDGES_FILE
-from validator.review.client import JudgeFailure, RetryPolicy, ask, make_client, probe
+from validator.review.client import DEFAULT_POLICY, JudgeFailure, RetryPolicy, ask, make_client, probe
 from validator.review.items import Item, collect_items, target_paths
 from validator.review.judges import Judge, load_judges
 from validator.review.lock import run_lock
@@ -115,7 +115,9 @@ async def _probe_all(judges: list[Judge], clients: dict[str, Any], policy: Retry
         raise UserError("; ".join(failures) + "; nothing was asked")
 
 
-async def _ask_all(root: Path, plans: list[_Plan], judges: list[Judge], store: VoteStore, specs: Mapping[str, Spec], concurrency: int, policy: RetryPolicy, progress: bool, summary: RunSummary) -> None:
+async def _ask_all(
+    root: Path, plans: list[_Plan], judges: list[Judge], store: VoteStore, specs: Mapping[str, Spec], concurrency: int, policy: RetryPolicy, progress: bool, summary: RunSummary
+) -> None:
     needed = {j.name for p in plans for j in judges if j.name not in p.outcomes}
     by_name = {j.name: j for j in judges}
     for name in sorted(needed):
@@ -177,7 +179,7 @@ def run_review(
     paths: Sequence[str] = (),
     judges_file: Path | None = None,
     concurrency: int = 4,
-    policy: RetryPolicy = RetryPolicy(),
+    policy: RetryPolicy = DEFAULT_POLICY,
     progress: bool = True,
     retry_errors: bool = False,
 ) -> RunSummary:

@@ -133,7 +133,7 @@ def turn_structure_mismatch(item: Case | Scenario, corpus: Corpus) -> Iterator[F
     if isinstance(item, Case):
         en, zh = list(item.dialogues["en"].kinds), list(item.dialogues["zh"].kinds)
         if en != zh:
-            at = next((i for i, (a, b) in enumerate(zip(en, zh)) if a != b), min(len(en), len(zh)))
+            at = next((i for i, (a, b) in enumerate(zip(en, zh, strict=False)) if a != b), min(len(en), len(zh)))
             yield Finding(
                 f"turn {at}: en has {' → '.join(en)} but zh has {' → '.join(zh)}; both languages need the same turns in the same order",
                 join_pointer("zh", "turns", min(at, max(len(zh) - 1, 0))),
@@ -143,9 +143,8 @@ def turn_structure_mismatch(item: Case | Scenario, corpus: Corpus) -> Iterator[F
     if len(scripts[0]) != len(scripts[1]):
         yield Finding(f"the en script has {len(scripts[0])} messages and the zh script {len(scripts[1])}; make them parallel", "/user/zh/script")
     outputs = item.outputs
-    if isinstance(outputs, dict) and all(isinstance(outputs.get(lang), list) for lang in LANGS):
-        if len(outputs["en"]) != len(outputs["zh"]):
-            yield Finding("en and zh outputs list a different number of facts; make them parallel", "/outputs/zh")
+    if isinstance(outputs, dict) and all(isinstance(outputs.get(lang), list) for lang in LANGS) and len(outputs["en"]) != len(outputs["zh"]):
+        yield Finding("en and zh outputs list a different number of facts; make them parallel", "/outputs/zh")
 
 
 def _answer_shape(checkpoint: Checkpoint) -> Any:
@@ -174,7 +173,8 @@ def answer_parity_mismatch(case: Case, corpus: Corpus) -> Iterator[Finding]:
     ## Use instead
     Give both languages the same call with the same argument names.
     """
-    for a, b in zip(case.dialogues["en"].checkpoints, case.dialogues["zh"].checkpoints):
+    # a checkpoint only one language has is DLG003's finding; the shared ones are compared here
+    for a, b in zip(case.dialogues["en"].checkpoints, case.dialogues["zh"].checkpoints, strict=False):
         if _answer_shape(a) != _answer_shape(b):
             yield Finding(
                 "this checkpoint's answer differs from the en one (APIs, argument names, or special kind); "
@@ -545,7 +545,8 @@ def _call_has_atom(spec: Spec | None, category: str, call: Call) -> bool:
         schema = spec.properties.get(name)
         if not isinstance(schema, dict):
             continue
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        items: Any = schema.get("items")
+        items = items if isinstance(items, dict) else {}
         if category == "normal/atom/enum" and ("enum" in schema or "enum" in items):
             return True
         if schema.get("type") in ATOM_TYPES.get(category, ()):
@@ -653,15 +654,14 @@ def category_shape_mismatch(case: Case, corpus: Corpus) -> Iterator[Finding]:
         if category.startswith("normal/multi_turn/"):
             if dialogue.kinds.count("user") < 2 or len(points) < 2:
                 yield Finding("a multi-turn case needs at least two user turns and two checkpoints", base)
-        elif category.startswith("normal/single_turn/") or category in ("normal/similar_api", "normal/preference") or category.startswith("normal/atom/"):
+        elif category.startswith(("normal/single_turn/", "normal/atom/")) or category in ("normal/similar_api", "normal/preference"):
             if len(points) != 1:
                 yield Finding(f"a {category} case has exactly one checkpoint", base)
             elif category == "normal/single_turn/single" and any(len(a.calls) != 1 for a in points[0].alternatives):
                 yield Finding("a single-call case expects exactly one call; use normal/single_turn/parallel for several", points[0].expect_pointer)
             elif category == "normal/single_turn/parallel" and any(len(a.calls) < 2 for a in points[0].alternatives):
                 yield Finding("a parallel case expects at least two calls in every alternative", points[0].expect_pointer)
-        elif category.startswith("retrieval/") and points and points[0].alternatives:
-            if points[0].first[0].api != "search_tools":
+        elif category.startswith("retrieval/") and points and points[0].alternatives and points[0].first[0].api != "search_tools":
                 yield Finding("a retrieval case's first checkpoint searches for tools (search_tools)", points[0].expect_pointer)
 
 

@@ -91,7 +91,7 @@ def _execute(scenario: Scenario, execution: Execution, found: list[Found]) -> No
 
 
 def _drift(obs_a: list[Any], obs_b: list[Any], end_a: Any, end_b: Any) -> str:
-    for index, (a, b) in enumerate(zip(obs_a, obs_b)):
+    for index, (a, b) in enumerate(zip(obs_a, obs_b, strict=True)):  # the same calls: one observation each
         if not matchers.literal_equal(a, b):
             return f"call {index} returned {a!r:.120} then {b!r:.120}"
     if end_a == end_b:  # C-speed; exact replays never trade true for 1

@@ -20,6 +20,10 @@ def _data(scenario: Scenario) -> Mapping[str, Any]:
     return scenario.data
 
 
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
 @rule("SBX001", "milestone-order-invalid", "Milestone ids repeat, or `after` names an unknown id or forms a cycle.", on=Scenario)
 def milestone_order_invalid(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
@@ -91,7 +95,7 @@ def script_mode_mismatch(scenario: Scenario, corpus: Corpus) -> Iterator[Finding
     """
     data = _data(scenario)
     mode = data.get("mode")
-    user = data.get("user") if isinstance(data.get("user"), dict) else {}
+    user = _mapping(data.get("user"))
     for lang in LANGS:
         side = user.get(lang)
         script = side.get("script") if isinstance(side, dict) else None
@@ -128,7 +132,7 @@ def no_change_without_outputs(scenario: Scenario, corpus: Corpus) -> Iterator[Fi
     data = _data(scenario)
     if data.get("no_change") is not True:
         return
-    outputs = data.get("outputs") if isinstance(data.get("outputs"), dict) else {}
+    outputs = _mapping(data.get("outputs"))
     for lang in LANGS:
         if not outputs.get(lang):
             yield Finding(f"a no_change scenario needs {lang} outputs (what the agent must tell the user), or a do-nothing agent passes it", "/no_change")
@@ -161,7 +165,7 @@ def invalid_scenario_call(scenario: Scenario, corpus: Corpus) -> Iterator[Findin
                 continue
             api = entry["api"]
             spec = corpus.specs.get(api)
-            args = entry.get("args") if isinstance(entry.get("args"), dict) else {}
+            args = _mapping(entry.get("args"))
             if spec is None:
                 continue
             properties, required = spec.properties, spec.required

@@ -113,7 +113,8 @@ def required_not_in_properties(spec: Spec, corpus: Corpus) -> Iterator[Finding]:
     Define `date` under `properties`, or remove it from `required`.
     """
     for schema, pointer in _object_schemas(spec.parameters):
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+        properties: Any = schema.get("properties")
+        properties = properties if isinstance(properties, dict) else {}
         required = schema.get("required")
         if isinstance(required, list):
             for i, name in enumerate(required):
@@ -184,10 +185,9 @@ def bad_parameter_name(spec: Spec, corpus: Corpus) -> Iterator[Finding]:
     properties: {start_date: {type: string, description: {en: Start., zh: 开始日期。}}}
     ```
     """
-    for name, schema, pointer in iter_property_schemas(spec.parameters):
-        if name != "items" or not pointer.endswith("/items"):
-            if not IDENTIFIER.fullmatch(name):
-                yield Finding(f"parameter name {name!r} is not a lower-case identifier; rename it like {_suggest(name)!r}", pointer)
+    for name, _, pointer in iter_property_schemas(spec.parameters):
+        if (name != "items" or not pointer.endswith("/items")) and not IDENTIFIER.fullmatch(name):
+            yield Finding(f"parameter name {name!r} is not a lower-case identifier; rename it like {_suggest(name)!r}", pointer)
 
 
 def _suggest(name: str) -> str:

@@ -55,8 +55,7 @@ from types import FrameType, ModuleType
 from typing import Any, NamedTuple
 
 from validator.corpus.index import Corpus
-from validator.corpus.langs import LANGS
-from validator.corpus.params import CompileError, Compiled, Validators
+from validator.corpus.params import Compiled, CompileError, Validators
 from validator.corpus.records import Spec
 from validator.sandbox.base import ApiError, Sandbox
 
@@ -224,7 +223,7 @@ def _import_file(module_name: str, path: Path) -> ModuleType:
     except SyntaxError as error:
         del sys.modules[module_name]
         raise SandboxLoadError(f"sandbox.py does not compile: {error.msg}", str(path), error.lineno) from None
-    except Exception as error:  # noqa: BLE001  (any import-time failure is reported, not raised)
+    except Exception as error:
         del sys.modules[module_name]
         line = _line_in(error.__traceback__, str(path))
         raise SandboxLoadError(f"importing sandbox.py raised {type(error).__name__}: {error}", str(path), line) from None
@@ -459,14 +458,14 @@ class Runtime:
         key = (name, json.dumps(patch, sort_keys=True) if patch is not None else "")
         blob = self._pristine.get(key)
         if blob is None:
-            state = json_copy(self.states[name])
+            merged = json_copy(self.states[name])
             if patch is not None:
-                state["data"] = deep_merge(state["data"], patch)
-            blob = marshal.dumps(state)
+                merged["data"] = deep_merge(merged["data"], patch)
+            blob = marshal.dumps(merged)
             if len(self._pristine) >= _PRISTINE_CACHE:
                 self._pristine.clear()
             self._pristine[key] = blob
-        state = marshal.loads(blob)
+        state: dict[str, Any] = marshal.loads(blob)
         if clock is not None:
             state["clock"] = clock
         return state
@@ -560,7 +559,7 @@ class Session:
             with _Limited(self._files, self.time_limit) as incidents:
                 try:
                     result = function(instance, **arguments)
-                except (Exception, SystemExit) as error:  # noqa: BLE001  (classified below)
+                except (Exception, SystemExit) as error:
                     raised = error
         except (SandboxViolation, CallTimeout) as error:  # BaseExceptions: they pass the inner except
             raised = error

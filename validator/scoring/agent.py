@@ -13,8 +13,8 @@ from __future__ import annotations
 import importlib
 import re
 import unicodedata
-from decimal import Decimal
 from collections.abc import Mapping, Sequence
+from decimal import Decimal
 from typing import Any, NamedTuple, Protocol
 
 from validator.matchers import contains_phrase, normalize_text, render

@@ -54,13 +54,13 @@ def literal(node: ast.expr, depth: int) -> Any:
             value = operand.value
             if isinstance(value, float) and not math.isfinite(value):
                 raise FormatError("numbers must be finite")
-            return -value if isinstance(node.op, ast.USub) else value  # type: ignore[attr-defined]
+            return -value if isinstance(node.op, ast.USub) else value  # type: ignore[attr-defined,operator]
         raise FormatError("a sign applies only to a number literal")
     if kind is ast.List or kind is ast.Tuple:
         return [literal(item, depth + 1) for item in node.elts]  # type: ignore[attr-defined]
     if kind is ast.Dict:
         result: dict[str, Any] = {}
-        for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
+        for key, value in zip(node.keys, node.values, strict=True):  # type: ignore[attr-defined]
             if key is None:
                 raise FormatError("**-unpacking is not allowed")
             if type(key) is not ast.Constant or not isinstance(key.value, str):

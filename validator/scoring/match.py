@@ -162,9 +162,9 @@ def _api_counts(expected: Sequence[records.Call], actual: Sequence[Call]) -> Cou
     for call in expected:
         wanted[call.api] = wanted.get(call.api, 0) + 1
     tp = 0
-    for call in actual:
-        if wanted.get(call.api, 0) > 0:
-            wanted[call.api] -= 1
+    for made in actual:
+        if wanted.get(made.api, 0) > 0:
+            wanted[made.api] -= 1
             tp += 1
     return (tp, len(actual) - tp, len(expected) - tp)
 
@@ -264,7 +264,7 @@ def value_ok(want: Any, got: Any, schema: Any, lang: str | None = None) -> bool:
         if type(got) is not list or len(got) != len(want):
             return False
         items = schema.get("items") if isinstance(schema, dict) else None
-        return all(value_ok(w, g, items, lang) for w, g in zip(want, got))
+        return all(value_ok(w, g, items, lang) for w, g in zip(want, got, strict=True))
     if kind is int or kind is float:
         return type(got) in (int, float) and want == got
     return matches(want, got, lang)
@@ -305,17 +305,17 @@ def type_ok(schema: Any, got: Any, want: Any = None) -> bool:
     types count as satisfied.
     """
     declared = schema.get("type") if isinstance(schema, dict) else None
-    if isinstance(declared, str) and declared in _JSON_TYPES:
+    if isinstance(schema, dict) and isinstance(declared, str) and declared in _JSON_TYPES:
         if isinstance(got, bool) and declared != "boolean":
             return False
         if not isinstance(got, _JSON_TYPES[declared]):
             return False
         if declared == "integer" and isinstance(got, float) and not got.is_integer():
             return False
-        if declared == "array":
+        if declared == "array" and isinstance(got, list):
             items = schema.get("items")
             return all(type_ok(items, item) for item in got) if isinstance(items, dict) else True
-        if declared == "object":
+        if declared == "object" and isinstance(got, dict):
             properties = schema.get("properties")
             if isinstance(properties, dict):
                 return all(type_ok(properties[key], value) for key, value in got.items() if key in properties)
@@ -328,7 +328,7 @@ def _same_json_type(want: Any, got: Any) -> bool:
         return got is None
     if is_matcher(want):
         kind = matcher_kind(want)
-        body = want.get(kind) if kind else None
+        body: Any = want.get(kind) if kind else None
         if kind in ("$text", "$regex", "$contains"):
             return isinstance(got, str)
         if kind == "$approx":

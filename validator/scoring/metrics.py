@@ -21,9 +21,9 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
-from validator.scoring.bootstrap import accuracy_interval, mean_interval, weighted_interval
 from validator.corpus.categories import FAMILIES, family
 from validator.corpus.langs import LANGS
+from validator.scoring.bootstrap import accuracy_interval, mean_interval, weighted_interval
 from validator.scoring.match import missed_counts
 from validator.scoring.scorer import Scored, UnitResult
 from validator.scoring.taxonomy import CODES
@@ -133,7 +133,7 @@ def special(results: Sequence[UnitResult], units: Units) -> dict[str, Any] | Non
     answers = {(u.id, u.lang): u.checkpoints for u in units.cases}
     per_kind: dict[str, list[int]] = {}  # kind -> [detected, corrected, n]
     for result in results:
-        for checkpoint, verdict in zip(answers.get((result.id, result.lang), ()), result.checkpoints):
+        for checkpoint, verdict in zip(answers.get((result.id, result.lang), ()), result.checkpoints, strict=True):
             if checkpoint.special is None:
                 continue
             slot = per_kind.setdefault(checkpoint.special.kind, [0, 0, 0])
@@ -174,7 +174,7 @@ def f1(results: Sequence[UnitResult], units: Units) -> dict[str, Any]:
     api = [0, 0, 0]
     params = [0, 0, 0]
     for result in results:
-        for checkpoint, verdict in zip(answers.get((result.id, result.lang), ()), result.checkpoints):
+        for checkpoint, verdict in zip(answers.get((result.id, result.lang), ()), result.checkpoints, strict=True):
             if checkpoint.special is not None:
                 continue
             api_counts, param_counts = missed_counts(checkpoint.first) if verdict is None else (verdict.api, verdict.params)

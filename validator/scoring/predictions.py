@@ -102,7 +102,7 @@ def _record(text: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"not valid JSON ({_reason(error)})"
     if not isinstance(record, dict):
         return None, "a record is a JSON object with at least \"id\" and \"lang\""
-    identifier = record.get("id")
+    identifier: Any = record.get("id")
     if isinstance(identifier, str) and _surrogates(identifier):
         return None, "the record's \"id\" is not valid UTF-8"
     if record.get("step") is None:

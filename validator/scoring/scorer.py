@@ -103,10 +103,10 @@ def _score_case(unit: CaseUnit, specs: Specs, records: dict[Key, Prediction], us
     is_missing = any(v is None for v in verdicts)
     if first_wrong is None:
         return UnitResult(unit.id, unit.lang, unit.category, True, None, "", None, False, tuple(verdicts))
-    step, verdict = first_wrong
-    if verdict is None:
+    step, wrong = first_wrong
+    if wrong is None:
         return UnitResult(unit.id, unit.lang, unit.category, False, None, "no prediction", step, True, tuple(verdicts))
-    return UnitResult(unit.id, unit.lang, unit.category, False, verdict.error, verdict.detail, step, is_missing, tuple(verdicts))
+    return UnitResult(unit.id, unit.lang, unit.category, False, wrong.error, wrong.detail, step, is_missing, tuple(verdicts))
 
 
 def _score_scenario(

@@ -24,7 +24,11 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
     ErrorType("unexpected_parameter", "unexpected parameter", "A call gives an argument the API does not have, or one the answer does not use (and not at its declared default)."),
     ErrorType("wrong_type", "wrong type", "An argument value has the wrong JSON type for its parameter (a string for a number, a number for a boolean …)."),
     ErrorType("wrong_value", "wrong value", "An argument value has the right type but a wrong value."),
-    ErrorType("special_not_detected", "special case not detected", "The model called APIs, answered nothing, or gave another kind of special answer where it should have said that information is missing, a value is wrong, or the request is out of scope."),
+    ErrorType(
+        "special_not_detected",
+        "special case not detected",
+        "The model called APIs, answered nothing, or gave another kind of special answer where it should have said that information is missing, a value is wrong, or the request is out of scope.",
+    ),
     ErrorType("special_wrong_detail", "special case detected, wrong detail", "The right kind of special answer, but the API, the parameter names or the bad values it names are wrong."),
     ErrorType("agent_end_state", "agent end state", "Replaying the agent's calls does not reach the expected end state, or the agent did not tell the user what it had to."),
     ErrorType("minefield", "minefield", "The agent made a call that must not happen."),
