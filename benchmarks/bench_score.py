@@ -1,106 +1,230 @@
-"""Benchmark of `callbank score`: scoring throughput and process start time.
+"""Benchmark of the scorer: records per second, adversarial lines, and (when installed) BFCL side by side.
 
-    python benchmarks/bench_score.py [--predictions 100000]
+    python benchmarks/bench_score.py [--records 20000] [--repo .]
+    python benchmarks/bench_score.py --bfcl-repo DIR --bfcl-python VENV/bin/python
 
-Builds an in-memory corpus by cloning the normal and retrieval cases of the scoring fixture
-repository (tests/fixtures/repos/scoring) under fresh ids, writes oracle predictions for every
-checkpoint in the Python-call syntax (one in five answers then changed, so wrong answers and
-their error diagnosis are timed too), and times reading + parsing + comparing + aggregating
-them in one process (CPU and wall time). Then times `callbank score --help` as a fresh process
-(best of five).
-Goals: at least 20,000 predictions/s, a process start under 0.5 s.
+1. **Records per second, one process.** Every case checkpoint of the repository gets its
+   oracle answer (Python-call syntax) and six mutated answers — a value changed, an argument
+   dropped, the API renamed, a call added, the text lower-cased, a special marker added next
+   to the calls (hedged). Each record is parsed and compared (``parse_prediction`` +
+   ``score_checkpoint``: the per-record work, without reading the file or aggregating the
+   report), cycling until ``--records`` records are scored; CPU time in one process.
+2. **Adversarial lines.** Prediction lines of 1 MiB built to make a backtracking reader
+   quadratic (a 60,000-character ``[INVALID]`` line took 24.5 s before the special reader was
+   rewritten), each read from the JSON line, parsed and scored; the slowest is the figure.
+   Goal: under 0.5 s. Then ``callbank score --help`` is timed as a fresh process.
+3. **BFCL's checker on the same outputs** (optional). ``--bfcl-repo`` is a repository made by
+   ``callbank import bfcl`` from BFCL's own data (never committed); ``--bfcl-python`` is the
+   Python of a separate virtual environment with ``pip install bfcl-eval`` (never a callbank
+   dependency). The same oracle and mutated outputs are scored by callbank here and by BFCL's
+   AST checker in that interpreter (its decoder included, data read from the installed
+   package), each timing only its own scoring loop. An imported case names its BFCL entry in
+   ``source.id`` (or its own id). Goal: callbank ≥ 2 × BFCL records per second.
 """
 
 from __future__ import annotations
 
 import argparse
-import dataclasses
+import copy
 import json
 import subprocess
 import sys
+import tempfile
 import time
+from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from validator.corpus.build import build_checkpoint  # noqa: E402
 from validator.corpus.index import Corpus  # noqa: E402
 from validator.corpus.langs import LANGS  # noqa: E402
-from validator.models.base import ModelContext  # noqa: E402
-from validator.models.oracle import create  # noqa: E402
-from validator.models.request import case_requests  # noqa: E402
-from validator.models.runner import case_record  # noqa: E402
-from validator.scoring.metrics import build_report  # noqa: E402
+from validator.corpus.records import Checkpoint  # noqa: E402
+from validator.models.render import python_calls  # noqa: E402
+from validator.models.request import first_alternative  # noqa: E402
+from validator.scoring.match import Specs, score_checkpoint  # noqa: E402
+from validator.scoring.parse import parse_prediction  # noqa: E402
 from validator.scoring.predictions import parse_predictions  # noqa: E402
-from validator.scoring.scorer import score_units  # noqa: E402
-from validator.scoring.units import collect_units  # noqa: E402
+from validator.scoring.special import render_special  # noqa: E402
 
-FIXTURE = ROOT / "tests" / "fixtures" / "repos" / "scoring"
+Item = tuple[Checkpoint, dict[str, Any], str, str]  # (checkpoint, record, lang, case id)
 
 
-def build(target: int) -> tuple[Corpus, bytes]:
-    fixture = Corpus.load(FIXTURE)
-    templates = {i: c for i, c in fixture.cases.items() if c.family == "normal"}  # normal and retrieval
-    oracle = create(ModelContext(fixture))
-    per_case = {i: [case_record(r, oracle.complete(r)) for lang in LANGS for r in case_requests(c, lang, fixture.specs, "python")] for i, c in templates.items()}
-    cases: dict = {}
-    lines: list[str] = []
-    serial = 0
-    while len(lines) < target:
-        for template_id, template in templates.items():
-            serial += 1
-            new_id = f"{template_id}-{serial}"
-            cases[new_id] = dataclasses.replace(template, id=new_id)
-            for template_record in per_case[template_id]:
-                record = {**template_record, "id": new_id}
-                if len(lines) % 5 == 4:  # a wrong answer: one value changed
-                    record["output"] = record["output"].replace("'", "'x", 1) if "'" in record["output"] else "[]"
-                lines.append(json.dumps(record, ensure_ascii=False))
-                if len(lines) >= target:
-                    break
-            if len(lines) >= target:
+# ----------------------------------------------------------------------------- outputs
+
+
+def mutations(calls: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
+    """(name, output) of answers that differ from the oracle's in one way."""
+    text = python_calls(calls)
+    if "'" in text:
+        yield "value", text.replace("'", "'x", 1)
+    with_args = [i for i, call in enumerate(calls) if call["args"]]
+    if with_args:
+        dropped = copy.deepcopy(calls)
+        dropped[with_args[0]]["args"].popitem()
+        yield "argument", python_calls(dropped)
+    renamed = copy.deepcopy(calls)
+    renamed[0]["api"] += "_v2"
+    yield "api", python_calls(renamed)
+    yield "extra_call", python_calls([*calls, calls[0]])
+    yield "lower_case", text.lower()
+    yield "hedged", "[IRRELEVANT]\n" + text
+
+
+def outputs(corpus: Corpus) -> tuple[list[Item], list[Item]]:
+    """Oracle and mutated records for every checkpoint of the repository's cases."""
+    oracle: list[Item] = []
+    mutated: list[Item] = []
+    for case_id, case in sorted(corpus.cases.items()):
+        for lang in LANGS:
+            for checkpoint in case.dialogues[lang].checkpoints:
+                key = {"id": case_id, "lang": lang, "step": checkpoint.step}
+                if checkpoint.special is not None:
+                    text = render_special(dict(checkpoint.answer), lang)
+                    oracle.append((checkpoint, {**key, "output": text}, lang, case_id))
+                    mutated.append((checkpoint, {**key, "output": text + "\n[get_weather(city='Paris')]"}, lang, case_id))
+                    continue
+                calls = first_alternative(checkpoint, lang)
+                oracle.append((checkpoint, {**key, "output": python_calls(calls)}, lang, case_id))
+                mutated.extend((checkpoint, {**key, "output": output}, lang, case_id) for _, output in mutations(calls))
+    return oracle, mutated
+
+
+def records_per_second(items: list[Item], schemas: Specs, target: int) -> tuple[float, int, int]:
+    """(records per CPU second, records scored, records right) scoring items cyclically."""
+    done = right = 0
+    start = time.process_time()
+    while done < target:
+        for answer, record, lang, _ in items:
+            right += score_checkpoint(answer, parse_prediction(record), schemas, lang).correct
+            done += 1
+            if done >= target:
                 break
-    corpus = Corpus(FIXTURE, discovered=())  # an index of the generated cases alone
-    corpus.specs.update(fixture.specs)
-    corpus.cases.update(cases)
-    return corpus, ("\n".join(lines) + "\n").encode("utf-8")
+    return done / (time.process_time() - start), done, right
 
 
-def throughput(target: int) -> None:
-    corpus, raw = build(target)
-    units = collect_units(corpus)
-    start, cpu_start = time.perf_counter(), time.process_time()
-    predictions = parse_predictions(raw)
-    scored = score_units(units, predictions, corpus.specs)
-    report = build_report(scored, units)
-    elapsed, cpu = time.perf_counter() - start, time.process_time() - cpu_start
-    n = len(predictions.records)
-    print(f"scored {n:,} predictions ({len(scored.results):,} units) in {elapsed:.2f} s wall, {cpu:.2f} s CPU")
-    # CPU time is what one process costs; wall time also counts other processes on a busy machine
-    print(f"throughput: {n / cpu:,.0f} predictions/s of CPU time, {n / elapsed:,.0f} per wall-clock second (goal ≥ 20,000)")
-    print(f"overall {report['overall']['score']:.3f}; errors: {', '.join(f'{k} {v}' for k, v in report['errors'].items() if v)}")
+# ----------------------------------------------------------------------------- adversarial lines
+
+
+def adversarial_lines(size: int = 1 << 20) -> dict[str, bytes]:
+    def line(record: dict[str, Any]) -> bytes:
+        return json.dumps({"id": "x", "lang": "en", **record}, ensure_ascii=False).encode("utf-8")
+
+    body = size - 200
+    return {
+        "[INVALID] api: aaa…": line({"output": "[INVALID] api: " + "a" * body}),
+        "[INVALID] api: a=, a=, …": line({"output": "[INVALID] api: " + "a=[, " * (body // 5)}),
+        "[MISSING] api: a, a, …": line({"output": "[MISSING] api: " + "a, " * (body // 3)}),
+        "[IRRELEVANT] + call-shaped lines": line({"output": "[IRRELEVANT]\n" + "f(()\n" * (body // 5)}),
+        "``` + spaces": line({"output": "```\n" + " " * body + "x"}),
+        "one long $text argument": line({"output": f"[send_message(receiver='Li', content='{'late, -' * (60_000 // 8)}')]"}),
+        "tool call, arguments of spaces": line({"output": "", "tool_calls": [{"type": "function", "function": {"name": "f", "arguments": " " * body}}]}),
+        "markers on every line": line({"output": "[MISSING] a: b\n" * (body // 15)}),
+    }
+
+
+def adversarial(schemas: Specs) -> list[tuple[str, float, str]]:
+    answer = build_checkpoint({"calls": [{"api": "send_message", "args": {"receiver": "Li", "content": {"$text": "late"}}}]})
+    special = build_checkpoint({"special": "error_param", "api": "api", "params": {"a": -30}})
+    results = []
+    for name, raw in adversarial_lines().items():
+        start = time.process_time()
+        predictions = parse_predictions(raw)
+        [prediction] = predictions.records.values()
+        parsed = parse_prediction(prediction.record)
+        verdict = score_checkpoint(special if "[INVALID]" in name else answer, parsed, schemas, "en")
+        results.append((name, time.process_time() - start, f"{verdict.error}: {verdict.detail[:50]}"))
+    return results
+
+
+# ----------------------------------------------------------------------------- BFCL side by side
+
+_BFCL_LOOP = r"""
+import json, sys, time
+from importlib import resources
+from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
+from bfcl_eval.model_handler.utils import default_decode_ast_prompting
+
+items = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
+data = resources.files("bfcl_eval") / "data"
+entries, answers = {}, {}
+for path in data.rglob("*.json"):
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.strip():
+            record = json.loads(line)
+            (answers if "possible_answer" in str(path) else entries)[record["id"]] = record
+start = time.process_time()
+right = 0
+for item in items:
+    entry, answer = entries[item["bfcl_id"]], answers[item["bfcl_id"]]
+    category = item["bfcl_id"].rsplit("_", 1)[0]
+    try:
+        decoded = default_decode_ast_prompting(item["output"], "python")
+        right += ast_checker(entry["function"], decoded, answer["ground_truth"], "python", category, "bench")["valid"]
+    except Exception:
+        pass
+print(json.dumps({"records": len(items), "right": right, "cpu": time.process_time() - start}))
+"""
+
+
+def bfcl_side_by_side(repo_dir: Path, python: str, target: int) -> None:
+    corpus = Corpus.load(repo_dir)
+    schemas = corpus.specs
+    oracle, mutated = outputs(corpus)
+    items = [item for item in oracle + mutated if item[3] in corpus.cases]
+    ours, done, right = records_per_second(items, schemas, target)
+    with tempfile.TemporaryDirectory() as folder:
+        paired = Path(folder) / "outputs.jsonl"
+        with paired.open("w", encoding="utf-8") as handle:
+            for _, record, _, case_id in (items * (target // max(len(items), 1) + 1))[:target]:
+                source = corpus.cases[case_id].data.get("source")
+                bfcl_id = source.get("id", case_id) if isinstance(source, dict) else case_id
+                handle.write(json.dumps({"bfcl_id": bfcl_id, "output": record["output"]}, ensure_ascii=False) + "\n")
+        completed = subprocess.run([python, "-c", _BFCL_LOOP, str(paired)], capture_output=True, text=True, check=True)
+    theirs = json.loads(completed.stdout.strip().splitlines()[-1])
+    bfcl_rate = theirs["records"] / theirs["cpu"]
+    print(f"BFCL side by side on {done:,} outputs: callbank {ours:,.0f} records/s ({right:,} right), "
+          f"BFCL's checker {bfcl_rate:,.0f} records/s ({theirs['right']:,} right): {ours / bfcl_rate:.2f}× (goal ≥ 2×)")
 
 
 def startup(repeat: int = 5) -> None:
-    commands = {"python -m validator score --help": [sys.executable, "-m", "validator", "score", "--help"]}
-    script = Path(sys.executable).with_name("callbank")
-    if script.is_file():  # the installed console script itself (a version manager's shim adds its own start-up)
-        commands["callbank score --help"] = [str(script), "score", "--help"]
-    for label, command in commands.items():
-        best = float("inf")
-        for _ in range(repeat):
-            start = time.perf_counter()
-            subprocess.run(command, cwd=ROOT, check=True, capture_output=True)
-            best = min(best, time.perf_counter() - start)
-        print(f"`{label}` process start: {best:.3f} s (best of {repeat}; goal < 0.5 s)")
+    """`callbank score --help` as a fresh process, best of repeat."""
+    best = float("inf")
+    for _ in range(repeat):
+        start = time.perf_counter()
+        subprocess.run([sys.executable, "-m", "validator", "score", "--help"], cwd=ROOT, check=True, capture_output=True)
+        best = min(best, time.perf_counter() - start)
+    print(f"`callbank score --help` process start: {best:.3f} s (best of {repeat}; goal < 0.5 s)")
+
+
+# ----------------------------------------------------------------------------- main
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    parser.add_argument("--predictions", type=int, default=100_000)
+    parser.add_argument("--records", type=int, default=20_000)
+    parser.add_argument("--repo", type=Path, default=ROOT)
+    parser.add_argument("--bfcl-repo", type=Path, help="a repository made by `callbank import bfcl`")
+    parser.add_argument("--bfcl-python", help="the Python of a virtual environment with bfcl-eval installed")
     args = parser.parse_args()
-    throughput(args.predictions)
+    corpus = Corpus.load(args.repo)
+    schemas = corpus.specs
+    oracle, mutated = outputs(corpus)
+    for label, items in (("oracle", oracle), ("mutated", mutated), ("oracle + mutated", oracle + mutated)):
+        rate, done, right = records_per_second(items, schemas, args.records)
+        print(f"{label:>16}: {rate:,.0f} records/s of CPU time ({done:,} records, {len(items):,} distinct, {right / done:.1%} right)")
+    worst = 0.0
+    for name, seconds, verdict in adversarial(schemas):
+        worst = max(worst, seconds)
+        print(f"  1 MiB line, {name:<34} {seconds:.3f} s  ({verdict})")
+    print(f"slowest 1 MiB adversarial line: {worst:.3f} s (goal < 0.5 s)")
     startup()
+    if args.bfcl_repo and args.bfcl_python:
+        bfcl_side_by_side(args.bfcl_repo, args.bfcl_python, args.records)
+    elif args.bfcl_repo or args.bfcl_python:
+        parser.error("--bfcl-repo and --bfcl-python go together")
 
 
 if __name__ == "__main__":

@@ -1,9 +1,9 @@
 """The package's layers: every module imports only its own layer or the ones below, never in a circle.
 
-    foundation (diagnostics, errors, text, loading, transport)
-      ← corpus (the corpus layer, matchers, document schemas)
-      ← rules / sandbox / scoring
-      ← engine / models / review / hub / stats / reporters
+    foundation (diagnostics, errors, text and its normalisation, linear-time regexes, loading, transport)
+      ← corpus (the corpus layer, matchers, document schemas, what every layer knows of tool search)
+      ← rules / sandbox / scoring (and the retrieval fairness checks)
+      ← engine / models / review / hub / stats / reporters / regenerate
       ← commands / cli
 
 The graph is read from the source (``ast``), lazy imports inside functions and imports for type
@@ -21,10 +21,13 @@ import pytest
 PACKAGE = Path(__file__).resolve().parents[1] / "validator"
 
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
-    ("foundation", ("validator", "validator.diagnostics", "validator.errors", "validator.text", "validator.loading", "validator.transport")),
-    ("corpus", ("validator.corpus", "validator.matchers", "validator.schemas")),
-    ("rules, sandbox, scoring", ("validator.rules", "validator.sandbox", "validator.scoring")),
-    ("engine, models, review, hub", ("validator.engine", "validator.models", "validator.review", "validator.hub", "validator.stats", "validator.reporters")),
+    (
+        "foundation",
+        ("validator", "validator.diagnostics", "validator.errors", "validator.text", "validator.textnorm", "validator.linear_regex", "validator.loading", "validator.transport"),
+    ),
+    ("corpus", ("validator.corpus", "validator.matchers", "validator.schemas", "validator.toolsearch")),
+    ("rules, sandbox, scoring", ("validator.rules", "validator.sandbox", "validator.scoring", "validator.retrieval_checks")),
+    ("engine, models, review, hub", ("validator.engine", "validator.models", "validator.review", "validator.hub", "validator.stats", "validator.reporters", "validator.regenerate")),
     ("commands, cli", ("validator.commands", "validator.cli", "validator.__main__")),
 )
 

@@ -9,14 +9,30 @@ One module owns their grammar (``problems``), their rendering into a concrete va
 from __future__ import annotations
 
 import math
-import re
-import string
-import unicodedata
 from collections.abc import Iterator
-from functools import lru_cache
 from typing import Any
 
+from validator.corpus.langs import LANGS
 from validator.diagnostics import join_pointer
+from validator.linear_regex import RegexError, compile_regex
+from validator.textnorm import contains_phrase, fold_free_text, folded_free_text, normalize_text, normalized_text
+
+__all__ = [  # the text functions are re-exported: callers compare through this module
+    "MATCHER_KEYS",
+    "concrete_values",
+    "contains_phrase",
+    "fold_free_text",
+    "is_free_text",
+    "is_matcher",
+    "is_omittable",
+    "literal_equal",
+    "matcher_kind",
+    "matches",
+    "normalize_text",
+    "perfect_matching",
+    "problems",
+    "render",
+]
 
 MATCHER_KEYS = {
     "$any": set(),
@@ -29,7 +45,6 @@ MATCHER_KEYS = {
     "$literal": set(),
     "$lang": set(),
 }
-LANGS = ("en", "zh")
 
 
 def is_matcher(value: Any) -> bool:
@@ -114,8 +129,8 @@ def problems(value: Any, pointer: str = "", *, allow_lang: bool = False, top: bo
     elif kind == "$regex":
         example = value.get("$example")
         try:
-            compiled = _compile(body) if isinstance(body, str) else None
-        except re.error as error:
+            compiled = compile_regex(body) if isinstance(body, str) else None
+        except RegexError as error:
             yield (f"$regex does not compile: {error}", inner)
             return
         if compiled is None:
@@ -134,11 +149,6 @@ def problems(value: Any, pointer: str = "", *, allow_lang: bool = False, top: bo
 
 def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
-
-
-@lru_cache(maxsize=4096)
-def _compile(pattern: str) -> re.Pattern[str]:
-    return re.compile(pattern)
 
 
 # ----------------------------------------------------------------------------- rendering
@@ -231,103 +241,118 @@ def _product(options: list[list[Any]], build: type) -> Iterator[Any]:
 
 # ----------------------------------------------------------------------------- matching
 
-_PUNCTUATION = {ord(c): " " for c in string.punctuation}
+
+def is_free_text(schema: Any) -> bool:
+    """Whether a parameter schema describes free text: a string without enum, const, format or pattern.
+
+    Such values are compared after ``fold_free_text`` (letter case, typographic quotes and
+    dashes, white space); identifiers, codes, dates and enumerations (which always carry one
+    of those keywords) stay exact.
+    """
+    if not isinstance(schema, dict):
+        return False
+    declared = schema.get("type")
+    if declared != "string" and not (isinstance(declared, list) and "string" in declared):
+        return False
+    return not ("enum" in schema or "const" in schema or "format" in schema or "pattern" in schema)
 
 
-def normalize_text(text: str) -> str:
-    """NFKC, case-folded, punctuation (ASCII and Unicode) turned to space, spaces collapsed."""
-    folded = unicodedata.normalize("NFKC", text).casefold().translate(_PUNCTUATION)
-    kept = "".join(" " if unicodedata.category(c).startswith(("P", "S", "Z")) else c for c in folded)
-    return " ".join(kept.split())
+def _default_of(schema: Any) -> tuple[bool, Any]:
+    if isinstance(schema, dict) and "default" in schema:
+        return True, schema["default"]
+    return False, None
 
 
-def matches(expected: Any, actual: Any, lang: str | None = None) -> bool:
+def matches(expected: Any, actual: Any, lang: str | None = None, schema: Any = None) -> bool:
     """Whether a concrete actual value satisfies an expected value (literal or matcher).
+
+    ``schema`` is the JSON Schema of the parameter (or item, or property) being compared, when
+    known: a plain string of a free-text parameter is compared after ``fold_free_text``, an
+    object key the answer does not mention is accepted at the default its property declares,
+    and an omitted or explicit ``$optional`` value may equal the declared default. Without a
+    schema every string is exact and no key has a default.
 
     Numbers: an int equals the float of the same value; booleans never equal numbers.
     """
-    if isinstance(expected, dict) and is_matcher(expected):
-        return _match_matcher(expected, actual, lang)
-    if isinstance(expected, bool) or isinstance(actual, bool):
-        return type(expected) is type(actual) and expected == actual
-    if _is_number(expected) and isinstance(actual, (int, float)):
-        return bool(expected == actual)
-    if isinstance(expected, str):
-        return isinstance(actual, str) and expected == actual
+    kind = type(expected)
+    if kind is str:
+        if type(actual) is not str:
+            return False
+        return expected == actual or (is_free_text(schema) and fold_free_text(actual) == folded_free_text(expected))
+    if kind is dict:
+        if expected and is_matcher(expected):
+            return _match_matcher(expected, actual, lang, schema)
+        return type(actual) is dict and _object_matches(expected, actual, lang, schema)
+    if kind is list:
+        if type(actual) is not list or len(actual) != len(expected):
+            return False
+        items = schema.get("items") if isinstance(schema, dict) else None
+        return all(matches(e, a, lang, items) for e, a in zip(expected, actual, strict=True))
+    if kind is int or kind is float:
+        return (type(actual) is int or type(actual) is float) and expected == actual
+    if kind is bool:
+        return type(actual) is bool and expected == actual
     if expected is None:
         return actual is None
-    if isinstance(expected, list):
-        return isinstance(actual, list) and len(expected) == len(actual) and all(
-            matches(e, a, lang) for e, a in zip(expected, actual, strict=True)
-        )
-    if isinstance(expected, dict):
-        if not isinstance(actual, dict):
-            return False
-        for key, value in expected.items():
-            if key not in actual:
-                if not is_omittable(value):
-                    return False
-            elif not matches(value, actual[key], lang):
+    return literal_equal(expected, actual)
+
+
+def _object_matches(expected: dict[str, Any], actual: dict[str, Any], lang: str | None, schema: Any) -> bool:
+    properties = schema.get("properties") if isinstance(schema, dict) else None
+    if not isinstance(properties, dict):
+        properties = {}
+    for key, value in expected.items():
+        if key not in actual:
+            if not is_omittable(value):
                 return False
-        return set(actual) <= set(expected)
-    return bool(expected == actual)
+        elif not matches(value, actual[key], lang, properties.get(key)):
+            return False
+    if not actual.keys() <= expected.keys():
+        for key in actual.keys() - expected.keys():
+            has_default, default = _default_of(properties.get(key))
+            if not (has_default and literal_equal(default, actual[key])):
+                return False
+    return True
 
 
-def _match_matcher(expected: dict[str, Any], actual: Any, lang: str | None) -> bool:
+def _match_matcher(expected: dict[str, Any], actual: Any, lang: str | None, schema: Any) -> bool:
+    if len(expected) == 1:  # the common matchers without secondary keys, read directly
+        if "$text" in expected:
+            text = expected["$text"]
+            return type(actual) is str and (actual == text or normalize_text(actual) == normalized_text(text))
+        if "$any" in expected:
+            return any(matches(option, actual, lang, schema) for option in expected["$any"])
+        if "$optional" in expected:
+            if matches(expected["$optional"], actual, lang, schema):
+                return True
+            has_default, default = _default_of(schema)  # an explicit default is as good as omitting
+            return has_default and literal_equal(default, actual)
     kind = matcher_kind(expected)
     body: Any = expected.get(kind) if kind else None
-    if kind == "$any":
-        return any(matches(option, actual, lang) for option in body)
-    if kind == "$optional":
-        return matches(body, actual, lang)
-    if kind == "$text":
-        return isinstance(actual, str) and normalize_text(actual) == normalize_text(body)
     if kind == "$contains":
         if not isinstance(actual, str):
             return False
         text = normalize_text(actual)
         return all(
-            any(contains_phrase(text, normalize_text(option)) for option in (phrase if isinstance(phrase, list) else [phrase]))
+            any(contains_phrase(text, normalized_text(option)) for option in (phrase if isinstance(phrase, list) else [phrase]))
             for phrase in body
         )
     if kind == "$approx":
         return _is_number(actual) and abs(actual - body) <= expected["$tol"]
     if kind == "$unordered":
+        items = schema.get("items") if isinstance(schema, dict) else None
         return isinstance(actual, list) and len(actual) == len(body) and perfect_matching(
-            [[matches(e, a, lang) for a in actual] for e in body]
+            [[matches(e, a, lang, items) for a in actual] for e in body]
         )
     if kind == "$regex":
-        return isinstance(actual, str) and _compile(body).fullmatch(actual) is not None
+        return isinstance(actual, str) and compile_regex(body).fullmatch(actual)
     if kind == "$literal":
         return literal_equal(body, actual)
     if kind == "$lang":
         if lang is None:
-            return any(matches(body[code], actual, code) for code in LANGS)
-        return matches(body[lang], actual, lang)
+            return any(matches(body[code], actual, code, schema) for code in LANGS)
+        return matches(body[lang], actual, lang, schema)
     return False
-
-
-def contains_phrase(text: str, phrase: str) -> bool:
-    """Whether normalised text contains phrase, not as part of a longer Latin word or number.
-
-    ``n 2`` is in "note n 2 saved" but not in "note n 20"; Chinese has no spaces, so only ASCII
-    letters and digits bound a match.
-    """
-    if not phrase:
-        return True
-    start = text.find(phrase)
-    while start != -1:
-        end = start + len(phrase)
-        before = text[start - 1] if start else " "
-        after = text[end] if end < len(text) else " "
-        if not (_word(before) and _word(phrase[0])) and not (_word(after) and _word(phrase[-1])):
-            return True
-        start = text.find(phrase, start + 1)
-    return False
-
-
-def _word(char: str) -> bool:
-    return char.isascii() and char.isalnum()
 
 
 def literal_equal(a: Any, b: Any) -> bool:

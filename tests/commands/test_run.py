@@ -23,9 +23,9 @@ def invoke(*args: str) -> object:
 def test_oracle_run_scores_one(tmp_path: Path, syntax: str) -> None:
     out = tmp_path / "oracle.jsonl"
     result = invoke("run", "--model", "oracle", "--out", str(out), "--syntax", syntax)
-    assert result.exit_code == 0 and "wrote 52 prediction record(s)" in result.output  # type: ignore[attr-defined]
+    assert result.exit_code == 0 and "wrote 46 prediction record(s)" in result.output  # type: ignore[attr-defined]
     records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
-    assert len({(r["id"], r["lang"], r.get("step", 0)) for r in records}) == 52
+    assert len({(r["id"], r["lang"], r.get("step", 0)) for r in records}) == 46
     assert ("tool_calls" in records[0]) == (syntax == "tool_calls")
     scored = invoke("score", str(out), "--format", "json")
     assert scored.exit_code == 0  # type: ignore[attr-defined]

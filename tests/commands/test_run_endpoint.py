@@ -14,12 +14,12 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from click.testing import CliRunner, Result
 
-from tests.support.corpus_responders import CorpusResponder, agent_script, oracle_answers
+from tests.support.corpus_responders import CorpusResponder, agent_script, oracle_answers, oracle_episode
 from tests.support.local_llm import free_port
 from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, always, by_model, scripted, tool_call
 from validator.cli import cli
@@ -76,12 +76,14 @@ def results_by_id(scored: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any
 @pytest.mark.parametrize("mode", ["prompt", "fc"])
 def test_right_replies_score_one(tmp_path: Path, repo: Corpus, mode: str) -> None:
     syntax = "tool_calls" if mode == "fc" else "python"
-    responder = CorpusResponder(repo, syntax, oracle_answers(repo))
+    responder = CorpusResponder(repo, syntax, oracle_answers(repo), episode=oracle_episode(repo), root=FIXTURE)
     out = tmp_path / "right.jsonl"
     with OpenAIServer(responder) as server:
         result = run(server, out, "--mode", mode, "--category", "normal", "--category", "special", "--category", "retrieval")
         assert result.exit_code == 0, result.output
-        assert server.count(CHAT) == len(responder.seen) == 46 and None not in responder.seen
+        # 36 one-shot checkpoints; a retrieval episode asks once per search, per call and once more
+        # for the closing text: (3 + 5) turns in each language
+        assert server.count(CHAT) == len(responder.seen) == 36 + 16 and None not in responder.seen
         body = server.chat_requests[0].body
     assert body["temperature"] == 0 and body["max_tokens"] == 1024 and body["model"] == "test-model"
     assert ("tools" in body) == (mode == "fc")
@@ -90,11 +92,14 @@ def test_right_replies_score_one(tmp_path: Path, repo: Corpus, mode: str) -> Non
         assert "[search_books(author=" in system or "search_books(author=" in system  # the one-shot example
         assert all(m["role"] != "tool" and "tool_calls" not in m for m in body["messages"])
     written = records(out)
-    assert len(written) == 46 and all(("tool_calls" in r) == (mode == "fc") for r in written)
-    assert all(r["usage"]["attempts"] == 1 and "prompt_tokens" in r["usage"] for r in written)
+    one_shot = [r for r in written if not r["id"].startswith("retrieval-")]
+    assert len(written) == 40 and len(one_shot) == 36
+    assert all(("tool_calls" in r) == (mode == "fc") for r in one_shot)
+    assert all("calls" in r and "tool_calls" not in r for r in written if r not in one_shot)
+    assert all(r["usage"]["attempts"] == 1 and "prompt_tokens" in r["usage"] for r in one_shot)
     scored = report(out, "--category", "normal", "--category", "special", "--category", "retrieval")
     assert scored["overall"]["score"] == 1.0 and scored["missing"] == []
-    assert "wrote 46 prediction record(s)" in result.output and "tokens:" in result.output
+    assert "wrote 40 prediction record(s)" in result.output and "tokens:" in result.output
 
 
 WRONG = {
@@ -128,6 +133,108 @@ def test_unreadable_text_is_a_format_error_in_prompt_mode(tmp_path: Path) -> Non
         assert run(server, out, "--lang", "en", "--category", "normal/single_turn/single").exit_code == 0
     scored = results_by_id(report(out, "--lang", "en", "--category", "normal/single_turn/single"))
     assert {r["error"] for r in scored.values()} == {"format"}
+
+
+# ----------------------------------------------------------------------------- retrieval: live search
+
+
+class ReadingAgent:
+    """A model that searches, reads the real results it is sent, and calls the API they name:
+    the first result of each search, with a value from an earlier result where the task needs it.
+    It keeps what each request offered (fc tools) and what it read, for the test to check."""
+
+    PLANS: ClassVar[dict[str, tuple[str, list[str], str]]] = {
+        "What's the weather in Tokyo?": ("en", ["current weather in a city"], "weather"),
+        "东京天气怎么样？": ("zh", ["当前天气"], "weather"),
+        "Convert 100 US dollars to yuan and text the result to Zhang Wei.": ("en", ["convert currency", "send a text message"], "plan"),
+        "把100美元换算成人民币，再把结果发短信告诉张伟。": ("zh", ["货币换算", "发短信"], "plan"),
+    }
+
+    def __init__(self, mode: str) -> None:
+        self.mode = mode
+        self.offered: list[list[str]] = []  # tool names of each request (fc mode)
+        self.picked: list[str] = []  # the API each search's first result named
+
+    def _results(self, request: ChatRequest) -> Any:
+        """The latest result the model was sent, decoded (a tool message, or the results text)."""
+        last = request.messages[-1]
+        text = str(last.get("content"))
+        if self.mode == "prompt":
+            text = text.split("\n", 1)[1].split(": ", 1)[1]
+        return json.loads(text)
+
+    def _call(self, name: str, args: dict[str, Any]) -> Reply:
+        if self.mode == "fc":
+            return Reply(tool_calls=[tool_call(name, args, call_id=f"call_{len(self.picked)}_{name}")])
+        return Reply(content=f"[{name}({', '.join(f'{k}={v!r}' for k, v in args.items())})]")
+
+    def __call__(self, request: ChatRequest) -> Reply:
+        opening = next(m["content"] for m in request.messages if m["role"] == "user")
+        lang, queries, kind = self.PLANS[opening]
+        if self.mode == "fc":
+            self.offered.append([t["function"]["name"] for t in request.body.get("tools") or []])
+        turn = sum(1 for m in request.messages if m["role"] == "assistant")
+        if kind == "weather":
+            if turn == 0:
+                return self._call("search_tools", {"query": queries[0]})
+            if turn == 1:
+                self.picked.append(self._results(request)["results"][0]["name"])
+                return self._call(self.picked[-1], {"city": "Tokyo" if lang == "en" else "东京"})
+            return Reply(content=f"{self._results(request)['temperature']:g} °C")
+        if turn in (0, 2):
+            amount = self._results(request)["amount"] if turn == 2 else None
+            self.amount = amount
+            return self._call("search_tools", {"query": queries[turn // 2]})
+        if turn == 1:
+            self.picked.append(self._results(request)["results"][0]["name"])
+            return self._call(self.picked[-1], {"amount": 100, "from_currency": "USD", "to_currency": "CNY"})
+        if turn == 3:
+            self.picked.append(self._results(request)["results"][0]["name"])
+            text = f"100 US dollars is {self.amount:g} yuan" if lang == "en" else f"100美元是{self.amount:g}元人民币"
+            return self._call(self.picked[-1], {"receiver": "Zhang Wei" if lang == "en" else "张伟", "content": text})
+        return Reply(content="Done." if lang == "en" else "已发送。")
+
+
+@pytest.mark.parametrize("mode", ["prompt", "fc"])
+def test_a_model_that_searches_reads_and_calls_scores_right(tmp_path: Path, mode: str) -> None:
+    """Both retrieval cases, live: searches answered by the catalog, a plan chaining two found APIs."""
+    agent = ReadingAgent(mode)
+    out = tmp_path / "retrieval.jsonl"
+    with OpenAIServer(agent) as server:
+        result = run(server, out, "--mode", mode, "--category", "retrieval", "--concurrency", "1")
+        assert result.exit_code == 0, result.output
+        bodies = [r.body for r in server.chat_requests]
+    # the first result of each search named the API the case needs: the real index answered
+    assert agent.picked == ["get_weather", "get_weather", "convert_currency", "send_message", "convert_currency", "send_message"]
+    if mode == "fc":
+        assert agent.offered[0] == ["search_tools"] and "get_weather" in agent.offered[1]  # found → callable
+        assert all("tools" in body for body in bodies)
+    else:
+        assert all("tools" not in body for body in bodies)
+        assert any('"parameters"' in str(m.get("content")) for body in bodies for m in body["messages"] if m["role"] == "user")
+    written = {(r["id"], r["lang"]): r for r in records(out)}
+    sent = written[("retrieval-plan-0001", "en")]["calls"][-1]
+    assert sent == {"api": "send_message", "args": {"receiver": "Zhang Wei", "content": "100 US dollars is 720 yuan"}}  # 720 came from convert_currency
+    scored = report(out, "--category", "retrieval")
+    assert {(r["id"], r["lang"]): r["correct"] for r in scored["results"]} == dict.fromkeys(written, True)
+    assert scored["overall"]["score"] == 1.0
+
+
+def test_a_model_that_guesses_past_a_useless_search_is_not_retrieved(tmp_path: Path) -> None:
+    def respond(request: ChatRequest) -> Reply:
+        turn = sum(1 for m in request.messages if m["role"] == "assistant")
+        if turn == 0:
+            return Reply(tool_calls=[tool_call("search_tools", {"query": "zzz"})])
+        if turn == 1:
+            return Reply(tool_calls=[tool_call("get_weather", {"city": "Tokyo"})])
+        assert "search_tools first" in str(request.messages[-1]["content"])  # the guessed call was not run
+        return Reply(content="Sorry.")
+
+    out = tmp_path / "guess.jsonl"
+    with OpenAIServer(respond) as server:
+        assert run(server, out, "--mode", "fc", "--lang", "en", "--category", "retrieval/call").exit_code == 0
+    [result] = report(out, "--lang", "en", "--category", "retrieval/call")["results"]
+    assert (result["correct"], result["error"]) == (False, "not_retrieved")
 
 
 # ----------------------------------------------------------------------------- agents
@@ -383,13 +490,13 @@ def test_an_endpoint_serving_the_oracle_writes_what_the_oracle_writes(tmp_path: 
     builtin, served = tmp_path / "builtin.jsonl", tmp_path / "served.jsonl"
     selection = ["--syntax", syntax, "--category", "normal", "--category", "special", "--category", "retrieval"]
     assert invoke("run", "--model", "oracle", "--out", str(builtin), *selection).exit_code == 0
-    with OpenAIServer(CorpusResponder(repo, syntax, oracle_answers(repo))) as server:
+    with OpenAIServer(CorpusResponder(repo, syntax, oracle_answers(repo), episode=oracle_episode(repo), root=FIXTURE)) as server:
         assert run(server, served, *selection).exit_code == 0
 
-    def answers(path: Path) -> dict[tuple[str, str, int], tuple[str, Any]]:
+    def answers(path: Path) -> dict[tuple[str, str, int], tuple[str, Any, Any]]:
         def calls(r: dict[str, Any]) -> list[tuple[str, Any]] | None:
             return [(c["function"]["name"], c["function"]["arguments"]) for c in r["tool_calls"]] if "tool_calls" in r else None
 
-        return {(r["id"], r["lang"], r["step"]): (r["output"], calls(r)) for r in records(path)}
+        return {(r["id"], r["lang"], r["step"]): (r["output"], calls(r), r.get("calls")) for r in records(path)}
 
-    assert answers(builtin) == answers(served) and len(answers(served)) == 46
+    assert answers(builtin) == answers(served) and len(answers(served)) == 40

@@ -36,14 +36,14 @@ def test_backoff_is_exponential_bounded_and_honours_retry_after() -> None:
 
 
 def test_text_mode_flattens_calls_and_results(repo: Corpus) -> None:
-    requests = list(case_requests(repo.cases["retrieval-plan-0001"], "zh", repo.specs, "python"))
-    messages = text_messages(requests[2].messages, "zh", "python")
+    requests = list(case_requests(repo.cases["adjust-0001"], "zh", repo.specs, "python"))
+    messages = text_messages(requests[1].messages, "zh", "python")
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user", "assistant", "user"]
-    assert messages[2]["content"].startswith("[search_tools(query=")
-    assert messages[3]["content"].startswith("API 调用的结果（按顺序）：\nsearch_tools: [")
+    assert messages[2]["content"].startswith("[get_weather(city=")
+    assert messages[3]["content"].startswith("API 调用的结果（按顺序）：\nget_weather: {")
     assert all(set(m) == {"role", "content"} for m in messages)
-    minimal = text_messages(requests[2].messages, "en", "json", "minimal")
-    assert minimal[2]["content"].startswith('[{"api": "search_tools"') and minimal[3]["content"].startswith("Results:\n")
+    minimal = text_messages(requests[1].messages, "en", "json", "minimal")
+    assert minimal[2]["content"].startswith('[{"api": "get_weather"') and minimal[3]["content"].startswith("Results:\n")
 
 
 def test_text_mode_merges_turns_of_one_role() -> None:

@@ -13,13 +13,18 @@ from validator.corpus.index import Corpus
 from validator.models import create_model
 from validator.models.base import EndpointError, ModelContext, Reply, Request
 from validator.models.episode import environments
-from validator.models.runner import CaseJob, RunContext, ScenarioJob, execute, plan, predictions
+from validator.models.retrieval import case_environments
+from validator.models.runner import CaseJob, RetrievalJob, RunContext, ScenarioJob, execute, plan, predictions
 
 
 def test_plan_order_keys_and_limit(repo: Corpus) -> None:
     jobs = plan(repo)
-    assert len(jobs) == 52 and len({job.key for job in jobs}) == 52
-    cases = [job for job in jobs if isinstance(job, CaseJob)]
+    assert len(jobs) == 46 and len({job.key for job in jobs}) == 46
+    cases = [job for job in jobs if isinstance(job, (CaseJob, RetrievalJob))]
+    # a retrieval checkpoint is one episode: one job per case and language
+    assert {job.key for job in cases if isinstance(job, RetrievalJob)} == {
+        (case_id, lang, 0) for case_id in ("retrieval-call-0001", "retrieval-plan-0001") for lang in ("en", "zh")
+    }
     assert [job.key for job in cases] == sorted(job.key for job in cases)  # id, language, step
     assert all(isinstance(job, ScenarioJob) for job in jobs[len(cases) :])
     limited = plan(repo, limit=1, langs=["zh"])
@@ -43,7 +48,7 @@ def test_a_corpus_with_a_broken_case_is_refused_before_any_work(tmp_path: Path) 
     shutil.copytree(FIXTURE, tmp_path / "repo")
     broken = tmp_path / "repo" / "dialogues" / "normal" / "atom" / "bool" / "broken-0001.yaml"
     broken.write_text("id: broken-0001\ncategory: normal/atom/bool\nen: {turns: [{user: a, expect: {}}]}\n", encoding="utf-8")
-    with pytest.raises(UserError, match=r"1 corpus file\(s\) cannot be read or break their schema \(dialogues/normal/atom/bool/broken-0001.yaml\); `callbank run` needs an intact corpus"):
+    with pytest.raises(UserError, match=r"1 corpus file\(s\) cannot be read or break their schema \(dialogues/normal/atom/bool/broken-0001\.yaml\); `callbank run` needs an intact corpus"):
         Corpus.load_benchmark(tmp_path / "repo", "run")
 
 
@@ -98,12 +103,14 @@ def test_oracle_through_execute_equals_predictions(repo: Corpus) -> None:
     for name in ("oracle", "null"):
         for syntax in ("python", "tool_calls"):
             model = create_model(name, context)
-            sequential = list(predictions(model, repo, syntax=syntax, environment=environments(repo)))
+            sequential = list(
+                predictions(model, repo, syntax=syntax, environment=environments(repo), case_environment=case_environments(repo))
+            )  # fmt: skip
             got: list[dict[str, Any]] = []
             jobs = plan(repo, syntax=syntax)
-            run_context = RunContext(model, repo.specs, environments(repo), syntax=syntax)
+            run_context = RunContext(model, repo.specs, environments(repo), syntax=syntax, case_environment=case_environments(repo))
             asyncio.run(execute(jobs, run_context, lambda job, record, got=got: got.append(record), concurrency=4))
             def key(r: dict[str, Any]) -> tuple[str, str, int]:
                 return (r["id"], r["lang"], r.get("step", -1))
 
-            assert sorted(got, key=key) == sorted(sequential, key=key) and len(got) == 52
+            assert sorted(got, key=key) == sorted(sequential, key=key) and len(got) == 46

@@ -74,3 +74,12 @@ def test_the_dialogue_is_shown_side_by_side_and_flags_a_mismatch() -> None:
     text = render_dialogue(case)
     assert "[1] user\n    EN: Hi\n    ZH: 你好" in text
     assert "ZH: (no such turn)" in text
+
+
+def test_a_retrieval_case_shows_the_judges_the_apis_the_model_must_find() -> None:
+    repo = Corpus.load(Path(__file__).resolve().parents[1] / "fixtures" / "repos" / "scoring")
+    items, _ = collect_items(repo)
+    [item] = [i for i in items if i.id == "retrieval-plan-0001"]
+    material = material_for(item, repo.specs, repo.root)
+    for api in ("search_tools", "convert_currency", "send_message"):
+        assert f'"name": "{api}"' in material["apis_en"] and f'"name": "{api}"' in material["apis_zh"]

@@ -12,14 +12,17 @@ import copy
 import inspect
 import re
 import sys
+from pathlib import Path
 from typing import Any
 
 import pytest
 
 from tests.sandboxes import support
 from validator.sandbox.base import ApiError, Sandbox
+from validator.toolsearch import reference_query
 
 NAME = "tools"
+ROOT = Path(__file__).resolve().parents[2]
 ToolsSandbox = support.sandbox_class(NAME)
 MODULE = sys.modules[ToolsSandbox.__module__]
 STATE: dict[str, Any] = support.state(NAME)
@@ -203,3 +206,30 @@ def test_search_is_deterministic_and_read_only() -> None:
     second = search(fresh(list(reversed(catalog))), query="取消订单", top_k=10)
     assert first == second
     assert sandbox.state == before and catalog == CATALOG
+
+
+def test_every_runnable_api_is_found_by_its_reference_query() -> None:
+    """What EXE018 requires of every API a retrieval case expects, checked for the whole catalog:
+    the oracle's query (the first sentence of the description) ranks the API within the default top_k."""
+    sandbox = fresh()
+    misses = []
+    for spec in CATALOG:
+        if spec.get("spec_only"):
+            continue
+        for lang in ("en", "zh"):
+            query = reference_query(spec, lang)
+            names = [r["name"] for r in search(sandbox, query=query)]
+            if spec["name"] not in names:
+                misses.append((spec["name"], lang, query, names))
+    assert not misses, misses
+
+
+@pytest.mark.parametrize("fixture", ["scoring", "retrieval"])
+def test_fixture_repositories_search_with_this_sandbox(fixture: str) -> None:
+    """The test repositories carry a copy of the tools sandbox: it must be this one, byte for byte."""
+    real = ROOT / "sandboxes" / NAME
+    copy_ = ROOT / "tests" / "fixtures" / "repos" / fixture / "sandboxes" / NAME
+    for name in ("sandbox.py", "state.yaml", "policy.en.md", "policy.zh.md"):
+        assert (copy_ / name).read_bytes() == (real / name).read_bytes(), f"{copy_ / name} differs; copy {real / name} over it"
+    spec = ROOT / "specs" / "tools" / "search_tools.yaml"
+    assert (ROOT / "tests" / "fixtures" / "repos" / fixture / "specs" / "tools" / "search_tools.yaml").read_bytes() == spec.read_bytes()

@@ -38,10 +38,9 @@ def test_exact_answer_is_right(schemas: Specs) -> None:
 @pytest.mark.parametrize(
     "text, error",
     [
-        ("[get_weather(city='hangzhou')]", "wrong_value"),  # case matters for a literal
-        ("[get_weather(city='Hang zhou')]", "wrong_value"),  # whitespace is kept (a peer deletes it)
+        ("[get_weather(city='Hang zhou')]", "wrong_value"),  # spaces are collapsed, never deleted (a peer deletes them)
         ("[get_weather(city='Hangzhou City')]", "wrong_value"),  # never a substring match
-        ("[get_weather(city='Hangzhou ')]", "wrong_value"),
+        ("[get_weather(city='Hangzhou.')]", "wrong_value"),  # free text keeps punctuation
         ("[get_weather(city=1)]", "wrong_type"),
         ("[get_weather(city=['Hangzhou'])]", "wrong_type"),
         ("[get_weather()]", "missing_parameter"),
@@ -57,6 +56,23 @@ def test_exact_answer_is_right(schemas: Specs) -> None:
 def test_wrong_answers_and_their_error_type(schemas: Specs, text: str, error: str) -> None:
     verdict = judge(schemas, WEATHER, text)
     assert not verdict.correct and verdict.error == error, verdict
+
+
+@pytest.mark.parametrize("city", ["hangzhou", "HANGZHOU", " Hangzhou ", "Ｈａｎｇｚｈｏｕ"])
+def test_free_text_ignores_case_width_and_outer_spaces(schemas: Specs, city: str) -> None:
+    assert judge(schemas, WEATHER, f"[get_weather(city={city!r})]").correct
+
+
+def test_enumerations_and_patterned_strings_stay_exact(schemas: Specs) -> None:
+    units = calls(("get_weather", {"city": "Hangzhou", "units": "fahrenheit"}))
+    assert judge(schemas, units, "[get_weather(city='Hangzhou', units='fahrenheit')]").correct
+    assert judge(schemas, units, "[get_weather(city='Hangzhou', units='Fahrenheit')]").error == "wrong_value"
+    money = calls(("convert_currency", {"amount": 1, "from_currency": "USD", "to_currency": "CNY"}))
+    assert judge(schemas, money, "[convert_currency(amount=1, from_currency='usd', to_currency='CNY')]").error == "wrong_value"
+    flight = calls(("book_flight", {"from_city": "Shanghai", "to_city": "Beijing", "date": "2024-06-20"}))
+    text = "[book_flight(from_city='shanghai', to_city='BEIJING', date='2024-06-20')]"
+    assert judge(schemas, flight, text).correct
+    assert judge(schemas, flight, text.replace("2024-06-20", "2024-06-20 ")).error == "wrong_value"
 
 
 def test_optional_parameter_only_at_its_default(schemas: Specs) -> None:
@@ -119,7 +135,8 @@ def test_matchers(schemas: Specs) -> None:
     assert judge(schemas, answer, "[send_message(receiver='张伟', content='Sorry, I’ll be late')]").error == "wrong_value"
     assert judge(schemas, answer, "[send_message(receiver='Zhang Wei', content='i\\'ll  BE late')]").correct
     assert judge(schemas, answer, "[send_message(receiver='Zhang Wei', content=\"I'll be late\", urgent=True)]").correct
-    assert judge(schemas, answer, "[send_message(receiver='Zhang Wei', content=\"I'll be late\", urgent=False)]").error == "wrong_value"
+    # an explicit default is accepted wherever omitting the argument is (urgent defaults to False)
+    assert judge(schemas, answer, "[send_message(receiver='Zhang Wei', content=\"I'll be late\", urgent=False)]").correct
     assert judge(schemas, answer, "[send_message(receiver='Zhang', content=\"I'll be late\")]").error == "wrong_value"
     assert judge(schemas, answer, "[send_message(receiver='Zhang Wei', content=\"I'll be very late\")]").error == "wrong_value"
     approx = calls(("convert_currency", {"amount": {"$approx": 12.5, "$tol": 0.01}, "from_currency": "USD", "to_currency": "CNY"}))
@@ -219,3 +236,40 @@ def test_contains_accepts_any_query_holding_every_phrase() -> None:
     assert not matches(want, 42)
     assert list(problems({"$contains": []}))
     assert list(problems({"$contains": ["ok", [""]]}))
+
+
+def test_an_explicit_default_is_accepted_wherever_omitting_is(schemas: Specs) -> None:
+    # seats defaults to 1; the answer allows omitting it or giving 2
+    answer = calls(("book_flight", {"from_city": "Shanghai", "to_city": "Beijing", "date": "2024-06-20", "seats": {"$optional": 2}}))
+    base = "[book_flight(from_city='Shanghai', to_city='Beijing', date='2024-06-20'{})]"
+    assert judge(schemas, answer, base.format("")).correct
+    assert judge(schemas, answer, base.format(", seats=2")).correct
+    assert judge(schemas, answer, base.format(", seats=1")).correct  # the default, as good as omitting
+    assert judge(schemas, answer, base.format(", seats=3")).error == "wrong_value"
+    required = calls(("book_flight", {"from_city": "Shanghai", "to_city": "Beijing", "date": "2024-06-20", "seats": 2}))
+    assert judge(schemas, required, base.format(", seats=1")).error == "wrong_value"  # not optional: the default is wrong
+
+
+def test_an_argument_the_api_does_not_declare_fails_even_when_the_answer_names_it(schemas: Specs) -> None:
+    answer = calls(("get_weather", {"city": "Hangzhou", "country": "CN"}))
+    verdict = judge(schemas, answer, "[get_weather(city='Hangzhou', country='CN')]")
+    assert verdict.error == "unexpected_parameter" and "no parameter" in verdict.detail
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "[ｇｅｔ_ｗｅａｔｈｅｒ(city='Hangzhou')]",
+        '[{"name": "ｇｅｔ_ｗｅａｔｈｅｒ", "arguments": {"city": "Hangzhou"}}]',
+        "[get_ｗeather(city='Hangzhou')]",
+    ],
+)
+def test_full_width_api_names_are_wrong_in_every_syntax(schemas: Specs, text: str) -> None:
+    assert judge(schemas, WEATHER, text).error == "wrong_api"
+
+
+def test_full_width_argument_names_are_wrong_in_every_syntax(schemas: Specs) -> None:
+    assert judge(schemas, WEATHER, "[get_weather(ｃｉｔｙ='Hangzhou')]").error == "missing_parameter"
+    assert judge(schemas, WEATHER, '[{"name": "get_weather", "arguments": {"ｃｉｔｙ": "Hangzhou"}}]').error == "missing_parameter"
+    # string values are data, not names: a full-width value is free text like any other
+    assert judge(schemas, WEATHER, "[get_weather(city='Ｈａｎｇｚｈｏｕ')]").correct

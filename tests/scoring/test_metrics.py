@@ -33,18 +33,25 @@ def answers_for(repo: Corpus, right: set[str]) -> list[dict[str, Any]]:
     from validator.models.render import python_calls
     from validator.models.request import first_alternative
     from validator.scoring.special import render_special
+    from validator.toolsearch import SEARCH_API, is_retrieval, reference_query
 
     records = []
     for case_id, case in repo.cases.items():
         for lang, dialogue in case.dialogues.items():
             for checkpoint in dialogue.checkpoints:
+                step = checkpoint.step
                 if case_id not in right:
                     output = "[list_notes()]"
                 elif checkpoint.special is not None:
                     output = render_special(dict(checkpoint.answer), lang)
+                elif is_retrieval(case.category):  # an episode: search for each API, then call it
+                    calls = first_alternative(checkpoint, lang)
+                    searches = [{"api": SEARCH_API, "args": {"query": reference_query(repo.specs[c["api"]].document.data, lang)}} for c in calls]
+                    records.append({"id": case_id, "lang": lang, "step": step, "calls": searches + calls})
+                    continue
                 else:
                     output = python_calls(first_alternative(checkpoint, lang))
-                records.append({"id": case_id, "lang": lang, "step": checkpoint.step, "output": output})
+                records.append({"id": case_id, "lang": lang, "step": step, "output": output})
     return records
 
 

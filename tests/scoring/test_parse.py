@@ -203,8 +203,11 @@ def test_native_mode_prose_is_no_calls_but_text_mode_prose_is_a_format_error() -
     assert parse_prediction({"output": "I cannot help with that."}).kind == "format"
     # native mode still reads calls written as text, and tool calls win over text
     assert parse_prediction({"output": "[f(a=1)]", "tool_calls": None}).calls == (Call("f", {"a": 1}),)
+    # tool calls next to a special marker are a hedged answer, not calls
     both = parse_prediction({"output": "[IRRELEVANT]", "tool_calls": [{"function": {"name": "g", "arguments": "{}"}}]})
-    assert both.calls == (Call("g", {}),)
+    assert both.kind == "hedged"
+    prose = parse_prediction({"output": "Here you go.", "tool_calls": [{"function": {"name": "g", "arguments": "{}"}}]})
+    assert prose.calls == (Call("g", {}),)
 
 
 # ----------------------------------------------------------------------------- safety

@@ -182,6 +182,7 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
     from validator.models.episode import environments
     from validator.models.prompts import PROMPT_VERSION, prompt_hash
     from validator.models.resume import RecordWriter, corpus_version, manifest_path, open_run, write_manifest
+    from validator.models.retrieval import case_environments
     from validator.models.runner import RunContext, execute, plan
     from validator.models.user import scripted_user
 
@@ -255,7 +256,10 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
             users: Any = simulated_users(endpoints.user)
         else:
             users = scripted_user
-        context = RunContext(model, corpus.specs, environments(corpus), users, syntax=syntax, style=options.style, max_turns=options.max_turns)
+        context = RunContext(
+            model, corpus.specs, environments(corpus), users, syntax=syntax, style=options.style, max_turns=options.max_turns,
+            case_environment=case_environments(corpus),
+        )  # fmt: skip
         writer = RecordWriter(options.out)
         progress = _Progress(len(todo), options.progress, options.model)
 

@@ -2,8 +2,10 @@
 
 For a case it renders the checkpoint's first alternative (matchers rendered: the first
 ``$any``, the ``$text`` string, the ``$regex`` example …) in the syntax the request asks for,
-or the special answer's marker line in the request's language. In a scenario it makes the
-reference calls not made yet, then tells the user the scenario's required output facts.
+or the special answer's marker line in the request's language. In a retrieval episode it
+searches for each expected API with its reference query, then calls it, one step a turn
+(``validator.models.retrieval``). In a scenario it makes the reference calls not made yet,
+then tells the user the scenario's required output facts.
 Scoring its predictions must give exactly 1.0 everywhere.
 """
 
@@ -13,6 +15,7 @@ from validator.corpus.index import Corpus
 from validator.models.base import ModelContext, Reply, Request
 from validator.models.render import text_calls, tool_calls
 from validator.models.request import first_alternative
+from validator.models.retrieval import reference_calls_next
 from validator.scoring.agent import reference_calls
 from validator.scoring.special import render_special
 
@@ -30,6 +33,11 @@ class OracleModel:
             return self._agent_turn(request)
         checkpoint = self.corpus.cases[request.id].dialogues[request.lang].checkpoints[request.step]
         native = request.syntax == "tool_calls"
+        if request.kind == "retrieval":
+            steps = reference_calls_next(checkpoint, request, self.corpus.specs)
+            if not steps:
+                return Reply(_DONE[request.lang], [] if native else None)
+            return Reply(None, tool_calls(steps)) if native else Reply(text_calls(steps, request.syntax))
         if checkpoint.special is not None:
             return Reply(render_special(dict(checkpoint.answer), request.lang), [] if native else None)
         calls = first_alternative(checkpoint, request.lang)

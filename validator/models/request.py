@@ -4,8 +4,8 @@ For a case, the request at checkpoint k holds the system prompt, then every turn
 k-th ``expect``: user and assistant text, earlier checkpoints as the assistant's calls
 (rendered from their first alternative, ``tool_calls`` with ids ``call_<step>_<i>``) or special
 answers (the marker line), and tool results as ``tool`` messages answering those ids.
-The tools are the case's ``apis`` — plus, in retrieval cases, any API an earlier
-``search_tools`` result named.
+The tools are the case's ``apis`` (in retrieval cases only ``search_tools``: the APIs the
+model finds join them during its episode, ``validator.models.retrieval``).
 """
 
 from __future__ import annotations
@@ -21,30 +21,9 @@ from validator.models.prompts import system_prompt
 from validator.models.render import tool_calls
 from validator.scoring.special import render_special
 
-SEARCH_API = "search_tools"
-
 
 def tools_for(names: Sequence[str], specs: Mapping[str, Spec], lang: str) -> list[dict[str, Any]]:
     return [specs[name].tool(lang) for name in names if name in specs]
-
-
-def _search_results(turn: ToolTurn) -> list[str]:
-    found: list[str] = []
-
-    def collect(value: Any) -> None:
-        if isinstance(value, str):
-            found.append(value)
-        elif isinstance(value, dict):
-            for item in value.values():
-                collect(item)
-        elif isinstance(value, list):
-            for item in value:
-                collect(item)
-
-    for result in turn.results:
-        if result.api == SEARCH_API:
-            collect(result.result)
-    return found
 
 
 def first_alternative(checkpoint: Checkpoint, lang: str) -> list[dict[str, Any]]:
@@ -68,7 +47,6 @@ def case_requests(case: Case, lang: str, specs: Mapping[str, Spec], syntax: str,
             for index, result in enumerate(turn.results):
                 call_id = pending_ids[index] if index < len(pending_ids) else f"call_{steps}_{index}"
                 history.append({"role": "tool", "tool_call_id": call_id, "name": result.api, "content": json.dumps(result.result, ensure_ascii=False)})
-            names += [name for name in _search_results(turn) if name in specs and name not in names]
             pending_ids = []
         else:
             tools = tools_for(names, specs, lang)

@@ -5,8 +5,10 @@ the record — so built-in models and endpoint clients share it; only the transp
 
 :func:`plan` lists the work as jobs in a fixed order (case id, language, step; then scenario
 id, language), each with the key its record is found by: ``(id, lang, step)``, step 0 for a
-scenario (``docs/predictions.md``: one convention in ``run`` and ``score``). Every job is independent — a case checkpoint's history is the case's own
-dialogue, an episode has its own sandbox session — so :func:`execute` runs up to
+scenario (``docs/predictions.md``: one convention in ``run`` and ``score``). A retrieval
+checkpoint is a short episode of its own (``validator.models.retrieval``): the model searches
+the catalog live, then calls. Every job is independent — a case checkpoint's history is the
+case's own dialogue, an episode has its own sandbox session — so :func:`execute` runs up to
 ``concurrency`` of them at once on one event loop and hands each record over as it completes.
 :func:`predictions` is the same, one job after another, for synchronous callers.
 """
@@ -20,12 +22,14 @@ from typing import Any
 
 from validator.corpus.index import Corpus
 from validator.corpus.langs import LANGS
-from validator.corpus.records import Scenario, Spec
+from validator.corpus.records import Case, Scenario, Spec
 from validator.models.base import Model, Reply, Request, RequestRejected, complete_async
-from validator.models.episode import Environment, policy_text, run_episode_async
+from validator.models.episode import Environment, OfflineEnvironment, policy_text, run_episode_async
 from validator.models.request import case_requests
+from validator.models.retrieval import retrieval_requests, run_retrieval_async
 from validator.models.user import UserFactory, scripted_user
 from validator.scoring.predictions import SCENARIO_STEP, Key
+from validator.toolsearch import SEARCH_API, is_retrieval
 
 
 def case_record(request: Request, reply: Reply) -> dict[str, Any]:
@@ -40,7 +44,11 @@ def case_record(request: Request, reply: Reply) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RunContext:
-    """What every job needs: the model, the corpus's specs, sandboxes, the user side, settings."""
+    """What every job needs: the model, the corpus's specs, sandboxes, the user side, settings.
+
+    ``environment`` makes a scenario's sandbox session, ``case_environment`` a retrieval
+    case's (``validator.models.retrieval.case_environments``).
+    """
 
     model: Model
     specs: Mapping[str, Spec]
@@ -49,6 +57,7 @@ class RunContext:
     syntax: str = "python"
     style: str = "standard"
     max_turns: int | None = None
+    case_environment: Callable[[Case, str], Environment] | None = None
 
 
 @dataclass(frozen=True)
@@ -69,6 +78,29 @@ class CaseJob:
         except RequestRejected as error:
             return {"id": self.request.id, "lang": self.request.lang, "step": self.request.step, "output": "", "error": str(error)}
         return case_record(self.request, reply)
+
+
+@dataclass(frozen=True)
+class RetrievalJob:
+    """One retrieval checkpoint: an episode that starts from its opening request."""
+
+    request: Request
+    case: Case
+
+    @property
+    def key(self) -> Key:
+        return (self.request.id, self.request.lang, self.request.step)
+
+    @property
+    def category(self) -> str:
+        return self.request.category
+
+    async def run(self, context: RunContext) -> dict[str, Any]:
+        if context.case_environment is None:
+            environment: Environment = OfflineEnvironment("retrieval cases need the sandbox runtime")
+        else:
+            environment = context.case_environment(self.case, self.request.lang)
+        return await run_retrieval_async(context.model, self.request, environment, context.specs)
 
 
 @dataclass(frozen=True)
@@ -101,7 +133,7 @@ class ScenarioJob:
         return {"id": record["id"], "lang": record["lang"], "step": SCENARIO_STEP, **record}
 
 
-Job = CaseJob | ScenarioJob
+Job = CaseJob | RetrievalJob | ScenarioJob
 
 
 def plan(
@@ -126,12 +158,26 @@ def plan(
         return True
 
     for case in corpus.cases_in(categories):
-        if admit(case.category):
+        if not admit(case.category):
+            continue
+        if is_retrieval(case.category):
+            for lang in chosen:
+                policy = search_policy(corpus, lang)
+                jobs.extend(RetrievalJob(request, case) for request in retrieval_requests(case, lang, corpus.specs, syntax, style=style, policy=policy))
+        else:
             jobs.extend(CaseJob(request) for lang in chosen for request in case_requests(case, lang, corpus.specs, syntax, style=style))
     for scenario in corpus.scenarios_in(categories):
         if admit(scenario.category):
             jobs.extend(ScenarioJob(scenario, lang, policy_text(corpus, scenario, lang)) for lang in chosen)
     return jobs
+
+
+def search_policy(corpus: Corpus, lang: str) -> str:
+    """The policy of the sandbox implementing tool search: how to search, shown in retrieval runs."""
+    spec = corpus.specs.get(SEARCH_API)
+    sandbox = corpus.sandboxes.get(spec.sandbox) if spec is not None and spec.sandbox is not None else None
+    text = corpus.read_text(sandbox.policy_path(lang)) if sandbox is not None else None
+    return text.strip() if text is not None else ""
 
 
 async def execute(
@@ -171,9 +217,10 @@ def predictions(
     langs: Sequence[str] = LANGS,
     categories: Sequence[str] = (),
     environment: Callable[[Scenario, str], Environment],
+    case_environment: Callable[[Case, str], Environment] | None = None,
     style: str = "standard",
 ) -> Iterator[dict[str, Any]]:
     """Every record, one job after another, in plan order (for synchronous callers)."""
-    context = RunContext(model, corpus.specs, environment, syntax=syntax, style=style)
+    context = RunContext(model, corpus.specs, environment, syntax=syntax, style=style, case_environment=case_environment)
     for job in plan(corpus, syntax=syntax, style=style, langs=langs, categories=categories):
         yield asyncio.run(job.run(context))

@@ -21,6 +21,7 @@ class Item(NamedTuple):
     family: str  # "normal" | "special" | "agent": which judge prompt applies (retrieval counts as normal)
     data: Mapping[str, Any]  # the document as written: what the judges are shown
     content_hash: str
+    record: Case | Scenario | None = None
 
 
 def target_paths(root: Path, paths: Sequence[str]) -> list[str] | None:
@@ -64,5 +65,5 @@ def collect_items(corpus: Corpus, prefixes: list[str] | None = None) -> tuple[li
             skipped.append(f"{loaded.path}: id {record.id!r} is also used by {seen[record.id]}; ids must be unique")
             continue
         seen[record.id] = loaded.path
-        items.append(Item(record.id, loaded.path, loaded.kind, record.family, record.data, content_hash(record.data)))
+        items.append(Item(record.id, loaded.path, loaded.kind, record.family, record.data, content_hash(record.data), record))
     return sorted(items, key=lambda item: item.id), skipped

@@ -12,8 +12,9 @@ from pathlib import Path
 from typing import Any
 
 from validator.corpus.langs import LANGS
-from validator.corpus.records import Spec
+from validator.corpus.records import Case, Spec
 from validator.review.items import Item
+from validator.toolsearch import is_retrieval
 
 MAX_POLICY_CHARS = 6000  # a policy longer than this is cut (the judge is told so)
 
@@ -75,6 +76,10 @@ def _bilingual(value: Any) -> str:
 def case_material(item: Item, specs: Mapping[str, Spec]) -> dict[str, str]:
     case = item.data
     apis = [a for a in case.get("apis") or [] if isinstance(a, str)]
+    if is_retrieval(case.get("category")):
+        # the model finds the answer's APIs with its own search; the judge needs their specs too
+        called = [call.api for _, _, _, call in item.record.calls()] if isinstance(item.record, Case) else []
+        apis += [api for api in dict.fromkeys(called) if api not in apis]
     return {
         "id": item.id,
         "category": str(case.get("category", "")),

@@ -10,11 +10,12 @@ from validator import matchers
 from validator.corpus.index import Corpus
 from validator.corpus.langs import LANGS, other
 from validator.corpus.params import CompileError
-from validator.corpus.records import Call, Case, Checkpoint, Scenario, Spec, ToolTurn
+from validator.corpus.records import Call, Case, Checkpoint, Dialogue, Scenario, Spec, ToolTurn
 from validator.diagnostics import Finding, join_pointer
 from validator.loading import Document
 from validator.rules.registry import rule
 from validator.text import cjk_outside_quotes, has_cjk
+from validator.toolsearch import SEARCH_API
 
 ATOM_TYPES = {
     "normal/atom/bool": ("boolean",),
@@ -638,16 +639,25 @@ def category_shape_mismatch(case: Case, corpus: Corpus) -> Iterator[Finding]:
     ## What it does
     `normal/multi_turn/*` dialogues have at least two user turns and two checkpoints;
     `single_turn/single` has one checkpoint with one call; `single_turn/parallel` one
-    checkpoint whose alternatives each have at least two calls; `retrieval/*` cases start
-    by searching for tools.
+    checkpoint whose alternatives each have at least two calls. A `retrieval/*` case offers
+    only the tool search (`apis: [search_tools]`) and ends in its one checkpoint, with no tool
+    turns and no `search_tools` call in its answer: the search is live when the model runs, so
+    the checkpoint lists only the calls to make with what the search finds — one call in
+    `retrieval/call` (in the first alternative), two or more in `retrieval/plan`.
     ## Why is this bad?
-    Per-category accuracy is only meaningful if every case in a category has its shape.
+    Per-category accuracy is only meaningful if every case in a category has its shape. Stored
+    search results go stale whenever an API is added, and a stored search call can only be
+    judged by accepting any query.
     ## Example
-    A `normal/multi_turn/adjust` case with a single user turn.
+    A `normal/multi_turn/adjust` case with a single user turn; a retrieval case whose first
+    checkpoint is `{api: search_tools, args: {query: {$regex: "(?s).+"}}}`.
     ## Use instead
-    Add the user's follow-up and the second checkpoint, or move the case to `single_turn`.
+    Add the user's follow-up and the second checkpoint, or move the case to `single_turn`; in a
+    retrieval case keep only the target calls: `expect: {calls: [{api: list_saved_places, args: {}}]}`.
     """
     category = case.category
+    if category.startswith("retrieval/") and list(case.apis) != [SEARCH_API]:
+        yield Finding(f"a retrieval case offers only the tool search: apis: [{SEARCH_API}]", "/apis")
     for dialogue in case.dialogues.values():
         points = dialogue.checkpoints
         base = dialogue.pointer
@@ -661,8 +671,65 @@ def category_shape_mismatch(case: Case, corpus: Corpus) -> Iterator[Finding]:
                 yield Finding("a single-call case expects exactly one call; use normal/single_turn/parallel for several", points[0].expect_pointer)
             elif category == "normal/single_turn/parallel" and any(len(a.calls) < 2 for a in points[0].alternatives):
                 yield Finding("a parallel case expects at least two calls in every alternative", points[0].expect_pointer)
-        elif category.startswith("retrieval/") and points and points[0].alternatives and points[0].first[0].api != "search_tools":
-                yield Finding("a retrieval case's first checkpoint searches for tools (search_tools)", points[0].expect_pointer)
+        elif category.startswith("retrieval/"):
+            yield from _retrieval_shape(category, dialogue)
+
+
+def _retrieval_shape(category: str, dialogue: Dialogue) -> Iterator[Finding]:
+    for turn in dialogue.turns:
+        if isinstance(turn, ToolTurn):
+            yield Finding("a retrieval case has no tool turns: the model's searches and calls run live", turn.pointer)
+    points = dialogue.checkpoints
+    if len(points) != 1 or points[0].index != len(dialogue.turns) - 1:
+        yield Finding("a retrieval case has exactly one checkpoint, its last turn", dialogue.pointer)
+    for checkpoint in points:
+        for alternative in checkpoint.alternatives:
+            for call in alternative.calls:
+                if call.api == SEARCH_API:
+                    yield Finding("list only the calls made with what the search finds; the search itself is live and never part of the answer", call.pointer + "/api")
+        if not checkpoint.alternatives:
+            continue
+        first = checkpoint.first
+        if category == "retrieval/call" and len(first) != 1:
+            yield Finding("a retrieval/call case expects one call (in its first alternative); use retrieval/plan for several", checkpoint.expect_pointer)
+        elif category == "retrieval/plan" and len(first) < 2:
+            yield Finding("a retrieval/plan case expects two or more calls, a later one using an earlier one's result", checkpoint.expect_pointer)
+
+
+@rule("DLG025", "tool-search-recorded", "A case outside retrieval calls the tool search or records its results.", on=Case)
+def tool_search_recorded(case: Case, corpus: Corpus) -> Iterator[Finding]:
+    """
+    ## What it does
+    Outside `retrieval/*`, no answer calls `search_tools` and no `tool` turn records its
+    results.
+    ## Why is this bad?
+    Search results are a function of the whole API catalog: every API a contributor adds or
+    rewords changes them, so a recorded result goes stale in a file nobody touched (EXE017).
+    Tool search is tested where it runs live — in the retrieval categories.
+    ## Example
+    ```yaml
+    category: normal/single_turn/single
+    apis: [search_tools, get_weather]
+    en:
+      turns:
+        - user: Find a tool for the weather.
+        - expect: {calls: [{api: search_tools, args: {query: weather}}]}
+    ```
+    ## Use instead
+    Move the case to `retrieval/call` with only the target call in its answer, or offer the
+    target API directly as a candidate.
+    """
+    if case.category.startswith("retrieval/"):
+        return  # DLG023 holds retrieval cases to their live shape
+    for _, _, _, call in case.calls():
+        if call.api == SEARCH_API:
+            yield Finding(f"{SEARCH_API} is called outside retrieval; its results change with the catalog", call.pointer + "/api")
+    for dialogue in case.dialogues.values():
+        for turn in dialogue.turns:
+            if isinstance(turn, ToolTurn):
+                for result in turn.results:
+                    if result.api == SEARCH_API:
+                        yield Finding(f"a recorded {SEARCH_API} result goes stale when an API is added; do not store search results", result.pointer)
 
 
 def _special_kind(checkpoint: Checkpoint) -> str | None:

@@ -4,6 +4,8 @@
 - a static scan of every sandbox.py for isolation breaches and nondeterminism (EXE014, EXE016);
 - every ground-truth call of every case whose APIs are runnable, and the tool results its
   dialogue records (EXE005, EXE017; ``validator.rules.execution_cases``);
+- retrieval cases: every expected API is found by its reference query, and a plan's later call
+  needs an earlier one (EXE018, EXE019; ``validator.retrieval_checks``);
 - every scenario's reference calls (EXE006–EXE012; ``validator.rules.execution_scenarios``);
 - sandbox faults seen on the way: crashes and bad results (EXE013), isolation breaches caught
   by the audit hook (EXE014), time-outs (EXE015), placed at the line of sandbox.py at fault.
@@ -20,8 +22,9 @@ from typing import Any
 from validator import matchers
 from validator.corpus.records import Case, SandboxInfo, Scenario, Spec
 from validator.diagnostics import Finding
+from validator.retrieval_checks import check_retrieval_case
 from validator.rules.execution_cases import execute_case
-from validator.rules.execution_context import Execution, relative
+from validator.rules.execution_context import Execution, merge_languages, relative
 from validator.rules.execution_scenarios import execute_scenario
 from validator.rules.registry import rule
 from validator.sandbox.runtime import function_line
@@ -455,6 +458,65 @@ def tool_result_mismatch(case: Case, execution: Execution) -> Iterator[Finding]:
     ```
     """
     return _item_findings(case, execution, "EXE017")
+
+
+def _retrieval_findings(case: Case, execution: Execution, code: str) -> Iterator[Finding]:
+    def compute() -> Iterator[tuple[str, Finding]]:
+        found = check_retrieval_case(case, execution.runtime, execution.time_limit)
+        return merge_languages((f.code, Finding(f.message, f.pointer), f.lang) for f in found)
+
+    return execution.findings(case.path + "#retrieval", code, compute)
+
+
+@rule("EXE018", "retrieval-target-unfindable", "A retrieval case expects an API that a plain search for it does not find.", on=Case, stage="exec")
+def retrieval_target_unfindable(case: Case, execution: Execution) -> Iterator[Finding]:
+    """
+    ## What it does
+    For every API a `retrieval/*` case expects (in any alternative), searches the catalog with
+    the first sentence of the API's description in the case's language — the query the
+    reference model writes — and requires the API among the results of the default `top_k` (5).
+    ## Why is this bad?
+    Retrieval is scored live: a model is right only when one of its own searches returned the
+    API it calls. An API that even its own description does not find can be reached only by
+    guessing its name, so the case ranks luck rather than search; and the reference model, which
+    must score 1.000, could not solve it.
+    ## Example
+    A new spec `get_weather_summary` whose description starts "Get the current weather and a
+    short forecast for a city." outranks `get_current_weather` ("Current conditions in a city
+    right now …") on the latter's own sentence, together with four other weather APIs.
+    ## Use instead
+    Make the first sentence of each description say plainly what the API does and how it
+    differs from its neighbours: "Current conditions in a city right now: sky, temperature,
+    feels-like temperature, humidity and wind."
+    """
+    return _retrieval_findings(case, execution, "EXE018")
+
+
+@rule("EXE019", "plan-without-dependency", "A retrieval/plan case's calls do not depend on one another.", on=Case, stage="exec")
+def plan_without_dependency(case: Case, execution: Execution) -> Iterator[Finding]:
+    """
+    ## What it does
+    Runs the first alternative of a `retrieval/plan` checkpoint in the case's sandboxes and
+    requires a later call that needs an earlier one: it uses a value (an id, a date, an
+    address) that an earlier call's real result holds and no user turn gives, or it fails when
+    run without the earlier calls.
+    ## Why is this bad?
+    A plan case tests finding a second API with what the first one returned (API-Bank's level
+    3). Two calls that could be written from the request alone test nothing a parallel case
+    does not, and they let a model skip reading results.
+    ## Example
+    ```yaml
+    - user: Cancel booking TB-1001 and text Li Lei that I'm not coming.
+    - expect: {calls: [{api: cancel_booking, args: {booking_id: TB-1001}}, {api: send_message, args: {…}}]}
+    ```
+    ## Use instead
+    ```yaml
+    - user: Cancel my flight to Chengdu on Friday and text Li Lei that I'm not coming.
+    - expect: {calls: [{api: list_bookings, args: {}}, {api: cancel_booking, args: {booking_id: TB-1001}}, {api: send_message, args: {…}}]}
+    ```
+    (the booking id comes from `list_bookings`' result)
+    """
+    return _retrieval_findings(case, execution, "EXE019")
 
 
 # ----------------------------------------------------------------------------- parity helpers

@@ -9,7 +9,8 @@ dialogue forward; the others are tried on a copy first.
 from __future__ import annotations
 
 import json
-from collections.abc import Generator, Iterator
+from collections.abc import Callable, Generator, Iterator
+from typing import Any, NamedTuple
 
 from validator import matchers
 from validator.corpus.records import Calls, Case, Dialogue, ToolTurn
@@ -18,7 +19,24 @@ from validator.rules.execution_context import Coded, Execution
 from validator.sandbox.runtime import AGENT_ERRORS, Outcome, Session
 
 
-def execute_case(case: Case, execution: Execution) -> Iterator[Coded]:
+class StaleResult(NamedTuple):
+    """A recorded tool result that differs from what its call really returns (EXE017), as data:
+    what ``validator.regenerate`` hands a fixer to write back."""
+
+    path: str
+    pointer: str  # JSON pointer of the recorded result, e.g. /en/turns/2/tool/0/result
+    lang: str
+    api: str | None
+    recorded: Any
+    actual: Any
+
+
+OnStale = Callable[[StaleResult], None]
+
+
+def execute_case(case: Case, execution: Execution, on_stale: OnStale | None = None) -> Iterator[Coded]:
+    """Run a case's checkpoints (EXE005, sandbox faults) and compare its recorded tool results
+    (EXE017; ``on_stale`` also receives each mismatch as data)."""
     runtime = execution.runtime
     apis = {call.api for _, _, _, call in case.calls()}
     if not apis or not all(runtime.runnable(api) for api in apis):
@@ -34,16 +52,18 @@ def execute_case(case: Case, execution: Execution) -> Iterator[Coded]:
             observed: list[object] = []
             if options and not (yield from _run_calls(session, options[0], dialogue.lang, case, execution, observed)):
                 break  # later checkpoints build on this one
-            yield from _compare_tool_turn(dialogue, checkpoint.index + 1, observed)
+            yield from _compare_tool_turn(case, dialogue, checkpoint.index + 1, observed, on_stale)
 
 
-def _compare_tool_turn(dialogue: Dialogue, index: int, observed: list[object]) -> Iterator[Coded]:
+def _compare_tool_turn(case: Case, dialogue: Dialogue, index: int, observed: list[object], on_stale: OnStale | None) -> Iterator[Coded]:
     """EXE017: the results a dialogue shows are the results its calls really return."""
     turn = dialogue.turns[index] if index < len(dialogue.turns) else None
     if not isinstance(turn, ToolTurn):
         return
     for recorded, actual in zip(turn.results, observed, strict=False):  # a result per call: DLG005 checks the counts
         if not matchers.literal_equal(recorded.result, actual):
+            if on_stale is not None:
+                on_stale(StaleResult(case.path, recorded.pointer + "/result", dialogue.lang, recorded.api, recorded.result, actual))
             shown = json.dumps(actual, ensure_ascii=False, sort_keys=True)
             shown = shown if len(shown) <= 300 else shown[:299] + "…"
             yield "EXE017", Finding(f"this recorded result differs from what {recorded.api} really returns here; replace it with: {shown}", recorded.pointer + "/result")

@@ -3,15 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
 from validator.corpus.index import Corpus
-from validator.corpus.records import Case, Checkpoint, Dialogue, Scenario, Spec, ToolTurn
+from validator.corpus.records import Case, Checkpoint, Scenario, Spec
 from validator.diagnostics import Finding, join_pointer
 from validator.loading import Document
 from validator.rules.registry import rule
-
-SEARCH_API = "search_tools"
+from validator.toolsearch import is_retrieval
 
 
 def _named_apis(item: Case | Scenario) -> Iterator[tuple[str, str, bool]]:
@@ -66,28 +64,6 @@ def _distance(a: str, b: str) -> int:
     return previous[-1]
 
 
-def _found_by_search(dialogue: Dialogue, upto: int) -> set[str]:
-    """API names that appear in results of search_tools calls before turn index upto."""
-    names: set[str] = set()
-
-    def collect(value: Any) -> None:
-        if isinstance(value, str):
-            names.add(value)
-        elif isinstance(value, dict):
-            for v in value.values():
-                collect(v)
-        elif isinstance(value, list):
-            for v in value:
-                collect(v)
-
-    for turn in dialogue.turns[:upto]:
-        if isinstance(turn, ToolTurn):
-            for result in turn.results:
-                if result.api == SEARCH_API:
-                    collect(result.result)
-    return names
-
-
 def _checkpoint_apis(checkpoint: Checkpoint) -> Iterator[tuple[str, str]]:
     if checkpoint.special is not None and checkpoint.special.api is not None:
         yield checkpoint.special.api, checkpoint.expect_pointer + "/api"
@@ -100,9 +76,10 @@ def _checkpoint_apis(checkpoint: Checkpoint) -> Iterator[tuple[str, str]]:
 def api_not_candidate(item: Case | Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
-    Every API an answer calls (or a special answer names) is in the case's `apis`; in
-    `retrieval/*` cases it may instead be one that an earlier `search_tools` result returned.
-    A scenario's reference calls use APIs of its sandboxes (and of its `apis`, when given).
+    Every API an answer calls (or a special answer names) is in the case's `apis` — except in
+    `retrieval/*` cases, which offer only `search_tools`: there the answer calls the APIs the
+    model must find with a live search (EXE018 proves each is findable). A scenario's reference
+    calls use APIs of its sandboxes (and of its `apis`, when given).
     ## Why is this bad?
     The model only sees the candidates; an answer outside them is unreachable.
     ## Example
@@ -111,12 +88,12 @@ def api_not_candidate(item: Case | Scenario, corpus: Corpus) -> Iterator[Finding
     Add `get_forecast` to `apis`.
     """
     if isinstance(item, Case):
-        retrieval = item.category.startswith("retrieval/")
+        if is_retrieval(item.category):
+            return  # the answer's APIs are found by the model's own search, not offered
         for dialogue in item.dialogues.values():
             for checkpoint in dialogue.checkpoints:
-                found = _found_by_search(dialogue, checkpoint.index) if retrieval else set()
                 for api, pointer in _checkpoint_apis(checkpoint):
-                    if api in corpus.specs and api not in item.apis and api not in found:
+                    if api in corpus.specs and api not in item.apis:
                         yield Finding(f"{api!r} is not among the case's candidate apis; add it to apis", pointer)
         return
     for api, pointer, _ in _named_apis(item):

@@ -21,8 +21,10 @@ from validator.scoring.agent import Replayer, load_replayer
 from validator.scoring.metrics import build_report
 from validator.scoring.predictions import read_predictions
 from validator.scoring.report import REPORTERS
+from validator.scoring.retrieval import load_searcher
 from validator.scoring.scorer import score_units
 from validator.scoring.units import collect_units
+from validator.toolsearch import is_retrieval
 
 DEFAULT_REPLAYER = "default"
 
@@ -45,7 +47,8 @@ def score_predictions(
         raise UserError(f"no case or scenario under {root} matches the selection")
     if replayer == DEFAULT_REPLAYER:
         replayer = load_replayer(corpus) if units.scenarios else None
-    scored = score_units(units, read, corpus.specs, replayer if not isinstance(replayer, str) else None)
+    searcher = load_searcher(corpus) if any(is_retrieval(unit.category) for unit in units.cases) else None
+    scored = score_units(units, read, corpus.specs, replayer if not isinstance(replayer, str) else None, searcher)
     report = build_report(scored, units)
     text = REPORTERS[output_format](report)
     if out is None:

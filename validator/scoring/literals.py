@@ -14,6 +14,8 @@ import re
 from typing import Any
 
 MAX_DEPTH = 32  # nesting of argument values (an object in a list in an object … counts each)
+MAX_STRING_CHARS = 1 << 16  # one string value or object key; real arguments are under 4 KiB
+MAX_NAME_CHARS = 256  # an API or argument name
 
 _SURROGATE = re.compile("[\ud800-\udfff]")
 
@@ -23,9 +25,21 @@ class FormatError(Exception):
 
 
 def check_string(text: str) -> None:
-    """Lone surrogates are what invalid UTF-8 becomes when read with surrogateescape."""
+    """A string value is at most MAX_STRING_CHARS long and valid UTF-8.
+
+    Lone surrogates are what invalid UTF-8 becomes when read with surrogateescape.
+    """
+    if len(text) > MAX_STRING_CHARS:
+        raise FormatError(f"too long: a string of {len(text):,} characters, over the {MAX_STRING_CHARS:,} limit")
     if not text.isascii() and _SURROGATE.search(text):
         raise FormatError("a string is not valid UTF-8")
+
+
+def check_name(name: str) -> None:
+    """An API or argument name is at most MAX_NAME_CHARS long and valid UTF-8."""
+    if len(name) > MAX_NAME_CHARS:
+        raise FormatError(f"too long: a name of {len(name):,} characters, over the {MAX_NAME_CHARS} limit")
+    check_string(name)
 
 
 def has_surrogates(text: str) -> bool:
@@ -51,10 +65,10 @@ def literal(node: ast.expr, depth: int) -> Any:
     if kind is ast.UnaryOp and isinstance(node.op, (ast.USub, ast.UAdd)):  # type: ignore[attr-defined]
         operand = node.operand  # type: ignore[attr-defined]
         if type(operand) is ast.Constant and type(operand.value) in (int, float):
-            value = operand.value
-            if isinstance(value, float) and not math.isfinite(value):
+            number: int | float = operand.value  # type: ignore[assignment]  # checked just above
+            if isinstance(number, float) and not math.isfinite(number):
                 raise FormatError("numbers must be finite")
-            return -value if isinstance(node.op, ast.USub) else value  # type: ignore[attr-defined,operator]
+            return -number if isinstance(node.op, ast.USub) else number  # type: ignore[attr-defined]
         raise FormatError("a sign applies only to a number literal")
     if kind is ast.List or kind is ast.Tuple:
         return [literal(item, depth + 1) for item in node.elts]  # type: ignore[attr-defined]

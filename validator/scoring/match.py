@@ -4,7 +4,10 @@ Rules (``docs/scoring.md``):
 
 * every leaf is compared — top-level and nested strings, numbers, booleans, lists, objects;
   an int equals the float of the same value, a boolean never equals a number;
-* matchers (``$any``, ``$text``, …) are honoured through ``validator.matchers``;
+* values are judged by ``validator.matchers.matches`` with the parameter's schema — the one
+  matcher implementation the rules and the oracle use too (free-text strings folded, matchers
+  honoured, defaults admitted);
+* an argument the API does not declare is wrong, even when the answer names it;
 * an argument the answer does not mention is accepted only when the API declares a
   ``default`` for it and the value equals that default (at any depth of an object);
 * calls of one alternative are paired with the model's calls by an optimal one-to-one
@@ -15,12 +18,11 @@ Rules (``docs/scoring.md``):
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
-from functools import lru_cache
 from typing import Any, NamedTuple
 
 from validator.corpus import records
 from validator.corpus.records import Checkpoint, Spec
-from validator.matchers import is_matcher, is_omittable, literal_equal, matcher_kind, matches, normalize_text
+from validator.matchers import is_matcher, is_omittable, literal_equal, matcher_kind, matches
 from validator.scoring.assign import max_weight_assignment
 from validator.scoring.parse import Call, Parsed
 from validator.scoring.special import correction_problem, expected_special
@@ -61,8 +63,8 @@ def score_checkpoint(checkpoint: Checkpoint, parsed: Parsed, specs: Specs, lang:
     if checkpoint.special is not None:
         return _score_special(checkpoint.answer, parsed, lang)
     options = checkpoint.alternatives
-    if parsed.kind == "format":
-        return Verdict(False, "format", parsed.error, *missed_counts(options[0].calls))
+    if parsed.kind == "format" or parsed.kind == "hedged":
+        return Verdict(False, parsed.kind, parsed.error, *missed_counts(options[0].calls))
     if parsed.kind == "special":
         special = parsed.special
         kind = special.kind if special else "special"
@@ -81,8 +83,8 @@ def score_checkpoint(checkpoint: Checkpoint, parsed: Parsed, specs: Specs, lang:
 
 def _score_special(answer: Mapping[str, Any], parsed: Parsed, lang: str | None) -> Verdict:
     expected = expected_special(dict(answer))
-    if parsed.kind == "format":
-        return Verdict(False, "format", parsed.error, detected=False, corrected=False)
+    if parsed.kind == "format" or parsed.kind == "hedged":
+        return Verdict(False, parsed.kind, parsed.error, detected=False, corrected=False)
     if parsed.kind == "calls":
         what = f"{len(parsed.calls)} call(s)" if parsed.calls else "nothing"
         return Verdict(False, "special_not_detected", f"answered {what}; expected a special answer ({expected.kind})", detected=False, corrected=False)
@@ -159,12 +161,12 @@ def _api_counts(expected: Sequence[records.Call], actual: Sequence[Call]) -> Cou
     if len(expected) == 1 and len(actual) == 1:
         return (1, 0, 0) if expected[0].api == actual[0].api else (0, 1, 1)
     wanted: dict[str, int] = {}
-    for call in expected:
-        wanted[call.api] = wanted.get(call.api, 0) + 1
+    for expected_call in expected:
+        wanted[expected_call.api] = wanted.get(expected_call.api, 0) + 1
     tp = 0
-    for made in actual:
-        if wanted.get(made.api, 0) > 0:
-            wanted[made.api] -= 1
+    for call in actual:
+        if wanted.get(call.api, 0) > 0:
+            wanted[call.api] -= 1
             tp += 1
     return (tp, len(actual) - tp, len(expected) - tp)
 
@@ -201,8 +203,13 @@ def compare_call(expected: records.Call, actual: Call, specs: Specs, lang: str |
                 errors.append((CALL_ERROR_RANK["missing_parameter"], "missing_parameter", f"{api}: argument {name!r} is missing"))
             continue
         got = given[name]
-        schema = properties.get(name) if properties else None
-        if value_ok(want, got, schema, lang):
+        schema = properties.get(name) if properties is not None else None
+        if properties is not None and schema is None:  # the answer names it, the API does not have it
+            fp += 1
+            fn += 1
+            errors.append((CALL_ERROR_RANK["unexpected_parameter"], "unexpected_parameter", f"{api} has no parameter {_short(name)}"))
+            continue
+        if matches(want, got, lang, schema):
             tp += 1
             continue
         fp += 1
@@ -233,60 +240,6 @@ def compare_call(expected: records.Call, actual: Call, specs: Specs, lang: str |
     return CallCheck(code, detail, tp, fp, fn)
 
 
-def value_ok(want: Any, got: Any, schema: Any, lang: str | None = None) -> bool:
-    """Whether got satisfies want, with schema defaults admitting unmentioned object keys.
-
-    Literals and matchers mean what ``validator.matchers.matches`` says; this adds the
-    default rule inside literal objects and fast paths for the common exact answers.
-    """
-    kind = type(want)
-    if kind is str:
-        return type(got) is str and want == got
-    if kind is dict:
-        if want and next(iter(want)).startswith("$") and is_matcher(want):
-            return _matcher_ok(want, got, schema, lang)
-        if type(got) is not dict:
-            return False
-        properties = schema.get("properties") if isinstance(schema, dict) else None
-        for key, value in want.items():
-            if key not in got:
-                if not is_omittable(value):
-                    return False
-            elif not value_ok(value, got[key], properties.get(key) if isinstance(properties, dict) else None, lang):
-                return False
-        if len(got) > len(want):
-            for key in got.keys() - want.keys():
-                sub = properties.get(key) if isinstance(properties, dict) else None
-                if not (isinstance(sub, dict) and "default" in sub and literal_equal(sub["default"], got[key])):
-                    return False
-        return True
-    if kind is list:
-        if type(got) is not list or len(got) != len(want):
-            return False
-        items = schema.get("items") if isinstance(schema, dict) else None
-        return all(value_ok(w, g, items, lang) for w, g in zip(want, got, strict=True))
-    if kind is int or kind is float:
-        return type(got) in (int, float) and want == got
-    return matches(want, got, lang)
-
-
-def _matcher_ok(want: dict[str, Any], got: Any, schema: Any, lang: str | None) -> bool:
-    if len(want) == 1:  # the matchers without secondary keys, read directly
-        if "$text" in want:
-            body = want["$text"]
-            return type(got) is str and (got == body or normalize_text(got) == _normalized(body))
-        if "$any" in want:
-            return any(value_ok(option, got, schema, lang) for option in want["$any"])
-        if "$optional" in want:
-            return value_ok(want["$optional"], got, schema, lang)
-    return matches(want, got, lang)
-
-
-@lru_cache(maxsize=65536)
-def _normalized(text: str) -> str:
-    return normalize_text(text)
-
-
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "string": (str,),
     "integer": (int, float),
@@ -305,17 +258,19 @@ def type_ok(schema: Any, got: Any, want: Any = None) -> bool:
     types count as satisfied.
     """
     declared = schema.get("type") if isinstance(schema, dict) else None
-    if isinstance(schema, dict) and isinstance(declared, str) and declared in _JSON_TYPES:
+    if isinstance(declared, str) and declared in _JSON_TYPES:
         if isinstance(got, bool) and declared != "boolean":
             return False
         if not isinstance(got, _JSON_TYPES[declared]):
             return False
         if declared == "integer" and isinstance(got, float) and not got.is_integer():
             return False
-        if declared == "array" and isinstance(got, list):
+        if declared == "array":
+            assert isinstance(schema, dict) and isinstance(got, list)
             items = schema.get("items")
             return all(type_ok(items, item) for item in got) if isinstance(items, dict) else True
-        if declared == "object" and isinstance(got, dict):
+        if declared == "object":
+            assert isinstance(schema, dict) and isinstance(got, dict)
             properties = schema.get("properties")
             if isinstance(properties, dict):
                 return all(type_ok(properties[key], value) for key, value in got.items() if key in properties)
@@ -328,7 +283,7 @@ def _same_json_type(want: Any, got: Any) -> bool:
         return got is None
     if is_matcher(want):
         kind = matcher_kind(want)
-        body: Any = want.get(kind) if kind else None
+        body = want.get(kind) if kind else None
         if kind in ("$text", "$regex", "$contains"):
             return isinstance(got, str)
         if kind == "$approx":

@@ -12,9 +12,17 @@ Three syntaxes are read (``docs/predictions.md``):
 * OpenAI ``tool_calls`` (``function.arguments`` a JSON string or an object).
 
 A special answer (``[MISSING] …``, ``[INVALID] …``, ``[IRRELEVANT]``, or their Chinese forms)
-is recognised by ``validator.scoring.special``. Every input is bounded: text over
-``MAX_OUTPUT_CHARS``, nesting over ``MAX_DEPTH``, more than ``MAX_CALLS`` calls, lone
-surrogates (what invalid UTF-8 becomes when read) — each is a format error, never a crash.
+is recognised by ``validator.scoring.special``. An answer that commits to nothing — a marker
+and a call (in the text, or native ``tool_calls`` next to a marker), or two different markers —
+is **hedged**, never a special answer.
+
+Every input is bounded and read in linear time (no backtracking regular expression): text over
+``MAX_OUTPUT_CHARS``, a string value over ``MAX_STRING_CHARS``, a name over
+``MAX_NAME_CHARS``, nesting over ``MAX_DEPTH``, more than ``MAX_CALLS`` calls, lone surrogates
+(what invalid UTF-8 becomes when read) — each is a format error ("too long: …" for the size
+caps), never a crash. API and argument names are kept as written: Python's parser folds
+identifiers to NFKC (``ｇｅｔ_ｗｅａｔｈｅｒ`` would become ``get_weather``), so names are read back
+from the source text, as exact as in JSON.
 """
 
 from __future__ import annotations
@@ -23,16 +31,50 @@ import ast
 import json
 import math
 import re
+import unicodedata
 import warnings
 from typing import Any, NamedTuple
 
-from validator.scoring.literals import MAX_DEPTH, FormatError, check_string, describe, has_surrogates, literal
-from validator.scoring.special import Special, find_special
+from validator.scoring.literals import (
+    MAX_DEPTH,
+    MAX_NAME_CHARS,
+    MAX_STRING_CHARS,
+    FormatError,
+    check_name,
+    check_string,
+    describe,
+    has_surrogates,
+    literal,
+)
+from validator.scoring.special import Marker, Special, find_markers
+from validator.scoring.special import describe as describe_special
 
 MAX_OUTPUT_CHARS = 1 << 20  # 1 Mi characters; real answers are well under 10 KiB
 MAX_CALLS = 64
 
-_FENCE = re.compile(r"\A```[A-Za-z0-9_+-]*[ \t]*\n(?P<body>.*?)\n?[ \t]*```\Z", re.S)
+__all__ = [  # the size caps of validator.scoring.literals are re-exported with this module's own
+    "MAX_CALLS",
+    "MAX_DEPTH",
+    "MAX_NAME_CHARS",
+    "MAX_OUTPUT_CHARS",
+    "MAX_STRING_CHARS",
+    "NO_CALLS",
+    "Call",
+    "Parsed",
+    "calls_from_json",
+    "format_error",
+    "hedged",
+    "makes_calls",
+    "parse_calls_text",
+    "parse_prediction",
+    "parse_python",
+    "parse_text",
+    "parse_tool_calls",
+    "unfence",
+]
+
+_FENCE_LANGUAGE = frozenset("abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789_+-")
+_NEWLINES = re.compile(r"\r\n|\r|\n")  # line ends as Python's tokenizer counts them
 _ARG_KEYS = ("args", "arguments", "parameters")
 _NAME_KEYS = ("api", "name")
 _WRAPPER_KEYS = frozenset({"id", "type", "function", "index"})
@@ -46,14 +88,18 @@ class Call(NamedTuple):
 class Parsed(NamedTuple):
     """What a model answered: calls (possibly none), a special answer, or a format error."""
 
-    kind: str  # "calls" | "special" | "format"
+    kind: str  # "calls" | "special" | "hedged" | "format"
     calls: tuple[Call, ...] = ()
     special: Special | None = None
-    error: str = ""  # for "format": what is wrong, for the report
+    error: str = ""  # for "format" and "hedged": what is wrong, for the report
 
 
 def format_error(message: str) -> Parsed:
     return Parsed("format", error=message)
+
+
+def hedged(message: str) -> Parsed:
+    return Parsed("hedged", error=message)
 
 
 NO_CALLS = Parsed("calls")
@@ -71,7 +117,13 @@ def parse_prediction(record: dict[str, Any]) -> Parsed:
     native = "tool_calls" in record
     tool_calls = record.get("tool_calls")
     if tool_calls:
-        return parse_tool_calls(tool_calls)
+        parsed = parse_tool_calls(tool_calls)
+        text = record.get("output")
+        if parsed.kind == "calls" and isinstance(text, str) and len(text) <= MAX_OUTPUT_CHARS:
+            markers = find_markers(text)
+            if markers:
+                return hedged(f"gave a special answer ({describe_special(markers[0].special)}) and also made {len(parsed.calls)} tool call(s)")
+        return parsed
     if tool_calls is not None and not isinstance(tool_calls, list):
         return format_error("tool_calls is not a list")
     return parse_text(record.get("output"), native=native)
@@ -84,23 +136,100 @@ def parse_text(text: Any, *, native: bool = False) -> Parsed:
     if not isinstance(text, str):
         return format_error("output is not a string")
     if len(text) > MAX_OUTPUT_CHARS:
-        return format_error(f"output is {len(text):,} characters, over the {MAX_OUTPUT_CHARS:,} limit")
+        return format_error(f"too long: output is {len(text):,} characters, over the {MAX_OUTPUT_CHARS:,} limit")
     if has_surrogates(text):
         return format_error("output is not valid UTF-8")
     stripped = text.strip()
     if not stripped:
         return NO_CALLS
-    special = find_special(stripped)
-    if special is not None:
-        return Parsed("special", special=special)
-    fenced = _FENCE.match(stripped) if stripped.startswith("```") else None
-    body = fenced.group("body").strip() if fenced else stripped
+    markers = find_markers(stripped)
+    if markers:
+        return _special_answer(stripped, markers)
+    body = unfence(stripped)
     try:
         return Parsed("calls", tuple(parse_calls_text(body)))
     except FormatError as error:
         if native:
             return NO_CALLS  # a text reply next to native tool calling: the model called nothing
         return format_error(str(error))
+
+
+def unfence(text: str) -> str:
+    """The body of a text that is one Markdown code block (```lang … ```), else the text itself."""
+    if not (text.startswith("```") and text.endswith("```") and len(text) >= 7):
+        return text
+    newline = text.find("\n")
+    if newline == -1 or newline > len(text) - 4:
+        return text
+    language = text[3:newline].rstrip(" \t")
+    if not all(char in _FENCE_LANGUAGE for char in language):
+        return text
+    return text[newline + 1 : -3].strip()
+
+
+def _special_answer(text: str, markers: list[Marker]) -> Parsed:
+    """A committed special answer, or a hedged one (two different markers, or a marker and calls)."""
+    first = markers[0].special
+    for marker in markers[1:]:
+        if marker.special != first:
+            return hedged(f"gave two different special answers: {describe_special(first)} and {describe_special(marker.special)}")
+    pieces = []
+    position = 0
+    for marker in markers:
+        pieces.append(text[position : marker.start])
+        position = marker.end
+    pieces.append(text[position:])
+    if makes_calls("\n".join(pieces)):
+        return hedged(f"gave a special answer ({describe_special(first)}) and also made calls")
+    return Parsed("special", special=first)
+
+
+def makes_calls(text: str) -> bool:
+    """Whether prose around a marker holds calls: as a whole, in a code block, or on a line of its own.
+
+    Lines shaped like a call (``name(…)``, ``[…]``, ``{…}``) are parsed, at most ``MAX_CALLS``
+    of them: an answer with more call-shaped lines than any answer makes calls is counted as
+    making calls rather than parsed on and on.
+    """
+    text = text.strip()
+    if not text:
+        return False
+    if _parses_as_calls(unfence(text)):
+        return True
+    tried = 0
+    fence = text.find("```")
+    while fence != -1:  # each fenced block on its own
+        closing = text.find("```", fence + 3)
+        if closing == -1:
+            break
+        tried += 1
+        if tried > MAX_CALLS or _parses_as_calls(unfence(text[fence : closing + 3])):
+            return True
+        fence = text.find("```", closing + 3)
+    for raw_line in text.split("\n"):
+        line = raw_line.strip()
+        if not _call_shaped(line):
+            continue
+        tried += 1
+        if tried > MAX_CALLS or _parses_as_calls(line):
+            return True
+    return False
+
+
+def _call_shaped(line: str) -> bool:
+    if len(line) < 3:
+        return False
+    if (line[0] == "[" and line[-1] == "]") or (line[0] == "{" and line[-1] == "}"):
+        return True
+    opening = line.find("(")
+    return opening > 0 and line[-1] == ")" and line[:opening].isidentifier()
+
+
+def _parses_as_calls(text: str) -> bool:
+    try:
+        return bool(parse_calls_text(text))
+    except FormatError:
+        return False
 
 
 def parse_tool_calls(tool_calls: Any) -> Parsed:
@@ -180,7 +309,7 @@ def _call_from_object(item: Any, index: int) -> Call:
     if extra:
         raise FormatError(f"call {index + 1} has unexpected key {sorted(extra)[0][:40]!r}")
     api = item[names[0]]
-    check_string(api)
+    check_name(api)
     if not api.isidentifier():
         raise FormatError(f"call {index + 1}: {api[:40]!r} is not an API name")
     args: Any = item[arg_keys[0]] if arg_keys else {}
@@ -196,7 +325,7 @@ def _arguments_json(text: str, index: int) -> Any:
     if not text.strip():
         return {}  # some servers send "" for a call without arguments
     if len(text) > MAX_OUTPUT_CHARS:
-        raise FormatError(f"call {index + 1}: arguments over the {MAX_OUTPUT_CHARS:,}-character limit")
+        raise FormatError(f"too long: call {index + 1} has arguments over the {MAX_OUTPUT_CHARS:,}-character limit")
     try:
         return json.loads(text, object_pairs_hook=_unique_pairs, parse_constant=_reject_constant)
     except _JsonProblem as problem:
@@ -246,21 +375,45 @@ def parse_python(body: str) -> list[Call]:
         raise FormatError(f"expected a list of calls, found {describe(node)}")
     if len(elements) > MAX_CALLS:
         raise FormatError(f"{len(elements)} calls, over the limit of {MAX_CALLS}")
-    return [_python_call(element, index) for index, element in enumerate(elements)]
+    source = None if body.isascii() or unicodedata.is_normalized("NFKC", body) else _Source(body)
+    return [_python_call(element, index, source) for index, element in enumerate(elements)]
 
 
-def _python_call(node: ast.expr, index: int) -> Call:
+class _Source:
+    """Identifiers as written in a source that Python's parser folded to NFKC."""
+
+    def __init__(self, body: str) -> None:
+        self.lines = _NEWLINES.split(body)
+        self.encoded: dict[int, bytes] = {}
+
+    def name_at(self, lineno: int, col_offset: int) -> str:
+        """The identifier written at a node's position (offsets count UTF-8 bytes)."""
+        line = self.encoded.get(lineno)
+        if line is None:
+            line = self.encoded[lineno] = self.lines[lineno - 1].encode("utf-8", "surrogatepass")
+        rest = line[col_offset : col_offset + 4 * MAX_NAME_CHARS + 4].decode("utf-8", "replace")
+        end = 0
+        while end < len(rest) and (rest[end] == "_" or rest[end].isalnum() or unicodedata.category(rest[end])[0] == "M"):
+            end += 1
+        return rest[:end]
+
+
+def _python_call(node: ast.expr, index: int, source: _Source | None = None) -> Call:
     if not isinstance(node, ast.Call):
         raise FormatError(f"item {index + 1} of the list is {describe(node)}, not a call")
     if not isinstance(node.func, ast.Name):
         raise FormatError(f"call {index + 1}: the called name must be a plain API name, not {describe(node.func)}")
+    api = source.name_at(node.func.lineno, node.func.col_offset) if source else node.func.id
+    check_name(api)
     if node.args:
-        raise FormatError(f"call {index + 1} ({node.func.id}): positional arguments are not allowed; name every argument")
+        raise FormatError(f"call {index + 1} ({api}): positional arguments are not allowed; name every argument")
     args: dict[str, Any] = {}
     for keyword in node.keywords:
         if keyword.arg is None:
-            raise FormatError(f"call {index + 1} ({node.func.id}): **-unpacking is not allowed")
-        if keyword.arg in args:
-            raise FormatError(f"call {index + 1} ({node.func.id}): argument {keyword.arg!r} is given twice")
-        args[keyword.arg] = literal(keyword.value, 1)
-    return Call(node.func.id, args)
+            raise FormatError(f"call {index + 1} ({api}): **-unpacking is not allowed")
+        name = source.name_at(keyword.lineno, keyword.col_offset) if source else keyword.arg
+        check_name(name)
+        if name in args:
+            raise FormatError(f"call {index + 1} ({api}): argument {name!r} is given twice")
+        args[name] = literal(keyword.value, 1)
+    return Call(api, args)

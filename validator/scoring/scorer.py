@@ -2,7 +2,8 @@
 
 ``score_units`` pairs every checkpoint with its prediction record (by id, language and step),
 parses and compares it, and reports what the file got wrong: records for unknown ids or
-steps, and units without any prediction (counted wrong and listed).
+steps, and units without any prediction (counted wrong and listed). Retrieval checkpoints are
+judged by ``validator.scoring.retrieval``, which re-runs the model's searches (``searcher``).
 """
 
 from __future__ import annotations
@@ -13,7 +14,9 @@ from validator.scoring.agent import AgentVerdict, ReferenceCache, Replayer, scor
 from validator.scoring.match import Specs, Verdict, score_checkpoint
 from validator.scoring.parse import parse_prediction
 from validator.scoring.predictions import Key, Prediction, Predictions
+from validator.scoring.retrieval import Searcher, score_retrieval
 from validator.scoring.units import CaseUnit, ScenarioUnit, Units
+from validator.toolsearch import is_retrieval
 
 
 class UnitResult(NamedTuple):
@@ -37,15 +40,25 @@ class Scored(NamedTuple):
     notes: list[str]  # what could not be scored and why
 
 
-def score_units(units: Units, predictions: Predictions, specs: Specs, replayer: Replayer | None = None) -> Scored:
+def score_units(units: Units, predictions: Predictions, specs: Specs, replayer: Replayer | None = None, searcher: Searcher | None = None) -> Scored:
     records = predictions.records
     used: set[Key] = set()
     results: list[UnitResult] = []
     missing: list[Key] = []
-    for unit in units.cases:
-        result = _score_case(unit, specs, records, used, missing)
-        results.append(result)
     notes: list[str] = []
+    unsearchable = 0
+    for unit in units.cases:
+        if searcher is None and is_retrieval(unit.category):
+            unsearchable += 1
+            used.update((unit.id, unit.lang, step) for step in range(len(unit.checkpoints)))
+            continue
+        result = _score_case(unit, specs, records, used, missing, searcher)
+        results.append(result)
+    if unsearchable:
+        notes.append(
+            f"{unsearchable} retrieval case runs not scored: the catalog search (the sandbox implementing "
+            "search_tools) is not available to re-run the model's queries"
+        )
     if units.scenarios:
         if replayer is None:
             notes.append(
@@ -83,7 +96,7 @@ def _line_of(message: str) -> int:
     return int(head[5:]) if head.startswith("line ") and head[5:].isdigit() else 0
 
 
-def _score_case(unit: CaseUnit, specs: Specs, records: dict[Key, Prediction], used: set[Key], missing: list[Key]) -> UnitResult:
+def _score_case(unit: CaseUnit, specs: Specs, records: dict[Key, Prediction], used: set[Key], missing: list[Key], searcher: Searcher | None) -> UnitResult:
     verdicts: list[Verdict | None] = []
     first_wrong: tuple[int, Verdict | None] | None = None
     for step, checkpoint in enumerate(unit.checkpoints):
@@ -96,7 +109,10 @@ def _score_case(unit: CaseUnit, specs: Specs, records: dict[Key, Prediction], us
                 first_wrong = (step, None)
             continue
         used.add(key)
-        verdict = score_checkpoint(checkpoint, parse_prediction(prediction.record), specs, unit.lang)
+        if searcher is not None and is_retrieval(unit.category):
+            verdict = score_retrieval(checkpoint, prediction.record, specs, unit.lang, searcher)
+        else:
+            verdict = score_checkpoint(checkpoint, parse_prediction(prediction.record), specs, unit.lang)
         verdicts.append(verdict)
         if not verdict.correct and first_wrong is None:
             first_wrong = (step, verdict)

@@ -18,6 +18,17 @@ class ErrorType(NamedTuple):
 
 ERROR_TYPES: tuple[ErrorType, ...] = (
     ErrorType("format", "format error", "The answer cannot be read: not a call list in a supported syntax, a value that is not a literal, invalid UTF-8, too large or too deeply nested."),
+    ErrorType(
+        "hedged",
+        "hedged answer",
+        "The answer mixes a special answer with calls, or gives two different special answers (\"[IRRELEVANT]\" plus a guessed call, "
+        "\"[MISSING] …\" plus \"[INVALID] …\"): a model that always answers both ways must not score on both.",
+    ),
+    ErrorType(
+        "not_retrieved",
+        "API not retrieved",
+        "A retrieval answer calls an API that none of the model's own searches before the call returned (the searches are re-run against the catalog when scoring).",
+    ),
     ErrorType("wrong_call_count", "wrong number of calls", "The answer makes more or fewer calls than expected (including none at all, or a special answer where calls were expected)."),
     ErrorType("wrong_api", "wrong API", "A call names an API other than the expected one."),
     ErrorType("missing_parameter", "missing parameter", "A call omits an argument the answer requires."),
