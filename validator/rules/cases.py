@@ -276,13 +276,18 @@ def nested_unknown_keys(value: Any, schema: Any, pointer: str, path: str) -> Ite
     """(dotted path, pointer, known keys) of every key of a literal object inside value that its
     schema's ``properties`` do not declare, at any depth (through matchers and list items).
     Objects whose schema declares no ``properties`` are free-form and not looked into."""
-    if not isinstance(schema, Mapping):
+    for tokens, steps, known in _unknown_keys(value, schema, (), ()):
+        yield path + "".join(steps), pointer + join_pointer(*tokens), known
+
+
+def _unknown_keys(value: Any, schema: Any, tokens: tuple[str | int, ...], steps: tuple[str, ...]) -> Iterator[tuple[tuple[str | int, ...], tuple[str, ...], list[str]]]:
+    # pointer tokens and path steps travel as tuples and are joined only for a finding (most
+    # values have none, and this runs over every argument of the corpus)
+    if not isinstance(schema, Mapping) or not isinstance(value, list | dict):
         return
     if isinstance(value, list):
         for i, item in enumerate(value):
-            yield from nested_unknown_keys(item, schema.get("items"), pointer + join_pointer(i), f"{path}[{i}]")
-        return
-    if not isinstance(value, dict):
+            yield from _unknown_keys(item, schema.get("items"), (*tokens, i), (*steps, f"[{i}]"))
         return
     if matchers.is_matcher(value):
         kind = matchers.matcher_kind(value)
@@ -290,22 +295,21 @@ def nested_unknown_keys(value: Any, schema: Any, pointer: str, path: str) -> Ite
         if kind in ("$any", "$unordered") and isinstance(body, list):
             for i, option in enumerate(body):
                 item_schema = schema.get("items") if kind == "$unordered" else schema
-                yield from nested_unknown_keys(option, item_schema, pointer + join_pointer(kind, i), path)
+                yield from _unknown_keys(option, item_schema, (*tokens, kind, i), steps)
         elif kind in ("$optional", "$literal"):
-            yield from nested_unknown_keys(body, schema, pointer + join_pointer(kind), path)
+            yield from _unknown_keys(body, schema, (*tokens, kind), steps)
         elif kind == "$lang" and isinstance(body, dict):
             for lang, option in body.items():
-                yield from nested_unknown_keys(option, schema, pointer + join_pointer(kind, lang), path)
+                yield from _unknown_keys(option, schema, (*tokens, kind, lang), steps)
         return
     properties = schema.get("properties")
     if not isinstance(properties, Mapping):
         return
     for key, item in value.items():
-        here = pointer + join_pointer(key)
         if key not in properties:
-            yield f"{path}.{key}", here, sorted(properties)
+            yield (*tokens, key), (*steps, f".{key}"), sorted(properties)
         else:
-            yield from nested_unknown_keys(item, properties[key], here, f"{path}.{key}")
+            yield from _unknown_keys(item, properties[key], (*tokens, key), (*steps, f".{key}"))
 
 
 def _allows_empty(schema: Any) -> bool:
@@ -317,11 +321,17 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
+# DLG010, DLG011, DLG012 and DLG014 each report their share of one walk over a case's calls;
+# the rules of a case run one after the other, so the last case's walk is kept for the next.
+_LAST_WALK: tuple[Case, Corpus, int, tuple[tuple[str, Finding], ...]] | None = None
+
+
 def _case_arg_findings(case: Case, corpus: Corpus, code: str) -> Iterator[Finding]:
-    for _, _, _, call in case.calls():
-        for found_code, finding in _arg_findings(corpus, call):
-            if found_code == code:
-                yield finding
+    global _LAST_WALK  # noqa: PLW0603  (a one-entry cache, see above)
+    last = _LAST_WALK
+    if last is None or last[0] is not case or last[1] is not corpus or last[2] != len(corpus.specs):
+        last = _LAST_WALK = (case, corpus, len(corpus.specs), tuple(found for _, _, _, call in case.calls() for found in _arg_findings(corpus, call)))
+    return (finding for found_code, finding in last[3] if found_code == code)
 
 
 @rule("DLG010", "invalid-argument-value", "A ground-truth argument value breaks its parameter's schema.", on=Case)
