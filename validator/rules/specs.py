@@ -6,7 +6,6 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import jsonschema
 import jsonschema_rs
 
 from validator.corpus.index import Corpus
@@ -219,7 +218,10 @@ def invalid_parameter_schema(spec: Spec, corpus: Corpus) -> Iterator[Finding]:
         if jsonschema_rs.meta.is_valid(schema):
             continue
         # jsonschema's best_match words the problem best; a parameter's nonstandard `type` is SPC002's
-        errors = (e for e in _META.iter_errors(schema) if not (key == "parameters" and _is_type_error(e)))
+        import jsonschema  # only for a broken schema: its import costs every check run 30 ms
+
+        meta = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)  # formats not asserted: SPC008 compiles patterns
+        errors = (e for e in meta.iter_errors(schema) if not (key == "parameters" and _is_type_error(e)))
         error = jsonschema.exceptions.best_match(errors)
         if error is not None:
             yield Finding(f"{key} is not a valid JSON Schema: {error.message}", "/" + key + "".join(join_pointer(t) for t in error.absolute_path))
@@ -265,9 +267,5 @@ def uncompilable_parameter_schema(spec: Spec, corpus: Corpus) -> Iterator[Findin
                 yield Finding(f"this schema cannot be compiled, so no value is checked against it: {compiled.message}", pointer)
 
 
-# the meta-schema (formats not asserted: patterns are compiled in the runtime's dialect by SPC008)
-_META = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)
-
-
-def _is_type_error(error: jsonschema.exceptions.ValidationError) -> bool:
+def _is_type_error(error: Any) -> bool:  # a jsonschema ValidationError
     return bool(error.absolute_path) and error.absolute_path[-1] == "type"
