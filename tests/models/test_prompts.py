@@ -7,8 +7,9 @@ import re
 import pytest
 
 from validator.corpus.index import Corpus
+from validator.corpus.langs import LANGS
 from validator.models import prompts
-from validator.models.prompts import LANGS, MODEL_SECTIONS, STOP_MARKER, STYLES, load_sections, prompt_hash, system_prompt, user_prompt
+from validator.models.prompts import MODEL_SECTIONS, STOP_MARKER, STYLES, load_sections, prompt_hash, system_prompt, user_prompt
 from validator.models.request import case_requests
 
 STYLE_LANGS = [(style, lang) for style in STYLES for lang in LANGS]

@@ -8,11 +8,13 @@ import pytest
 
 from tests.review.helpers import corpus
 from validator.corpus.build import build_spec
+from validator.corpus.categories import FAMILIES
 from validator.corpus.index import Corpus
+from validator.corpus.langs import LANGS
 from validator.loading import Document
 from validator.review.items import collect_items
 from validator.review.material import material_for, render_dialogue
-from validator.review.prompts import FAMILIES, LANGS, PROMPTS_DIR, available, fill, load_prompt, parse_prompt
+from validator.review.prompts import PROMPTS_DIR, available, fill, load_prompt, parse_prompt
 
 
 def test_every_family_has_a_version_in_both_languages() -> None:

@@ -26,6 +26,7 @@ from typing import Any, NamedTuple
 import click
 
 from validator.commands.score import LANG_CHOICES, default_root, fail, selected_langs
+from validator.corpus.langs import LANGS
 from validator.errors import UserError
 
 SYNTAX_CHOICES = ("python", "json", "tool_calls")
@@ -54,7 +55,7 @@ class RunOptions(NamedTuple):
     user_base_url: str | None = None
     user_api_key_env: str | None = None
     max_turns: int | None = None
-    langs: Sequence[str] = ("en", "zh")
+    langs: Sequence[str] = LANGS
     categories: Sequence[str] = ()
     limit: int | None = None
     overwrite: bool = False

@@ -12,9 +12,10 @@ from pathlib import Path
 
 import click
 
+from validator.corpus.langs import LANGS
 from validator.errors import UserError
 
-LANG_CHOICES = ("all", "en", "zh")
+LANG_CHOICES = ("all", *LANGS)
 
 
 def default_root() -> Path:
@@ -24,7 +25,7 @@ def default_root() -> Path:
 
 
 def selected_langs(lang: str) -> tuple[str, ...]:
-    return ("en", "zh") if lang == "all" else (lang,)
+    return LANGS if lang == "all" else (lang,)
 
 
 def fail(error: UserError) -> None:

@@ -9,9 +9,10 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from validator.corpus.categories import CASE_CATEGORIES, SCENARIO_MODES
+from validator.corpus.langs import LANGS
 from validator.hub.corpus import Sources
 
-SPLITS = ("en", "zh")
+SPLITS = LANGS  # a dataset split is a language: row i of every split is the same item
 
 # the configs in the order the card lists them: case categories, then agent modes
 AGENT_MODES = SCENARIO_MODES
