@@ -25,7 +25,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "foundation",
         ("validator", "validator.diagnostics", "validator.errors", "validator.text", "validator.textnorm", "validator.linear_regex", "validator.loading", "validator.transport"),
     ),
-    ("corpus", ("validator.corpus", "validator.matchers", "validator.schemas", "validator.toolsearch")),
+    ("corpus", ("validator.corpus", "validator.matchers", "validator.facts", "validator.schemas", "validator.toolsearch")),
     ("rules, sandbox, scoring", ("validator.rules", "validator.sandbox", "validator.scoring", "validator.retrieval_checks")),
     ("engine, models, review, hub", ("validator.engine", "validator.models", "validator.review", "validator.hub", "validator.stats", "validator.reporters", "validator.regenerate")),
     ("commands, cli", ("validator.commands", "validator.cli", "validator.__main__")),

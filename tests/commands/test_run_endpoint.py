@@ -258,7 +258,7 @@ def test_agent_scenarios_run_to_completion_with_the_scripted_user(tmp_path: Path
         assert server.count(CHAT) == 4
         [second] = [r.messages for r in server.chat_requests if r.messages[1]["content"] == OFFICE_1_EN and len(r.messages) > 2]
     by_id = {r["id"]: r for r in records(out)}
-    assert by_id["office-0001"]["calls"] == [{"api": "add_note", "args": {"title": "Groceries", "body": "milk and eggs"}}]
+    assert by_id["office-0001"]["calls"] == [{"api": "add_note", "args": {"title": "Groceries", "body": "milk and eggs"}, "at": 1}]
     assert by_id["office-0001"]["messages"][-1] == {"role": "assistant", "content": "Saved: the note id is N-2."}
     assert by_id["office-0001"]["usage"]["total_tokens"] > 0
     scored = results_by_id(report(out, "--lang", "en", "--category", "agent/multi_step"))
@@ -271,7 +271,7 @@ def test_agent_scenarios_run_to_completion_with_the_scripted_user(tmp_path: Path
 
 
 def test_fc_agent_gets_tool_messages(tmp_path: Path) -> None:
-    script = agent_script({OFFICE_1_EN: [Reply(tool_calls=[tool_call("add_note", {"title": "Groceries", "body": "milk and eggs"}, "c1")]), "The note id is N-2."]})
+    script = agent_script({OFFICE_1_EN: [Reply(tool_calls=[tool_call("add_note", {"title": "Groceries", "body": "milk and eggs"}, "c1")]), "Saved. The note id is N-2."]})
     out = tmp_path / "fc-agent.jsonl"
     with OpenAIServer(script) as server:
         assert run(server, out, "--mode", "fc", "--lang", "en", "--category", "agent/multi_step", "--limit", "1").exit_code == 0

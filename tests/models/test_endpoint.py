@@ -158,7 +158,7 @@ def test_episode_ends_when_a_request_is_rejected(repo: Corpus) -> None:
     with OpenAIServer(scripted("[list_notes()]", Reply(status=400, error="too long"))) as server:
         client, _ = client_for(server)
         record = run_episode(EndpointModel(client), repo.scenarios["office-0003"], "en", repo.specs, "python", OfflineEnvironment())
-    assert record["calls"] == [{"api": "list_notes", "args": {}}] and "too long" in record["error"]
+    assert record["calls"] == [{"api": "list_notes", "args": {}, "at": 1}] and "too long" in record["error"]
 
 
 def test_request_is_frozen_and_shared(repo: Corpus) -> None:

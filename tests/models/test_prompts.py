@@ -30,6 +30,8 @@ def test_case_prompts_by_mode(repo: Corpus, style: str, lang: str) -> None:
     tools = [repo.specs["get_weather"].tool(lang)]
     text = system_prompt(lang, "python", tools=tools, time="2024-06-11T09:00:00+08:00", profile="P-R-O-F", style=style)
     assert "2024-06-11T09:00:00+08:00" in text and "P-R-O-F" in text
+    assert ("2024-06-11T09:00:00+08:00 (Tuesday)" if lang == "en" else "2024-06-11T09:00:00+08:00（星期二）") in text
+    assert "星期二" in system_prompt(lang, "tool_calls", time="2024-06-11T09:00:00+08:00", style=style) or lang == "en"
     assert '"get_weather"' in text and "search_books(author=" in text  # the APIs and the one-shot example
     native = system_prompt(lang, "tool_calls", tools=tools, style=style)
     assert '"get_weather"' not in native and "search_books" not in native  # tools travel as `tools`
@@ -91,3 +93,11 @@ def test_missing_section_is_reported(tmp_path, monkeypatch: pytest.MonkeyPatch) 
         load_sections("standard", "en", "v9")
     with pytest.raises(prompts.PromptError, match="no prompt file"):
         load_sections("standard", "zh", "v9")
+
+
+def test_the_clock_is_shown_with_its_weekday() -> None:
+    from validator.models.prompts import clock_text
+
+    assert clock_text("2025-05-09T07:45:00+01:00", "en") == "2025-05-09T07:45:00+01:00 (Friday)"
+    assert clock_text("2025-05-09T07:45:00+01:00", "zh") == "2025-05-09T07:45:00+01:00（星期五）"
+    assert clock_text("tomorrow-ish", "en") == "tomorrow-ish"  # not a timestamp: shown as it is

@@ -33,6 +33,17 @@ def test_visible_text_hides_calls_and_results() -> None:
     assert visible_text(messages) == [("user", "hi"), ("assistant", "done")]
 
 
+def test_the_user_sees_content_parts_and_words_next_to_calls_but_no_call_lists() -> None:
+    messages = [
+        {"role": "user", "content": [{"type": "text", "text": "hi"}]},
+        {"role": "assistant", "content": "Let me look.", "tool_calls": [{"id": "c"}]},
+        {"role": "assistant", "content": '[{"api": "f", "args": {}}]'},
+        {"role": "tool", "content": "{}"},
+        {"role": "assistant", "content": [{"type": "text", "text": "done"}]},
+    ]
+    assert visible_text(messages) == [("user", "hi"), ("assistant", "Let me look."), ("assistant", "done")]
+
+
 def test_simulated_user_in_an_episode(repo: Corpus) -> None:
     seen: list[ChatRequest] = []
 
@@ -51,7 +62,7 @@ def test_simulated_user_in_an_episode(repo: Corpus) -> None:
         record = run_episode(agent, scenario, "zh", repo.specs, "python", OfflineEnvironment(), user=user)
     roles = [m["role"] for m in record["messages"]]
     assert roles == ["user", "assistant", "user", "assistant", "tool", "assistant"]  # then the user said STOP
-    assert record["messages"][2]["content"] == "标题就叫购物清单。" and record["calls"] == [{"api": "add_note", "args": {"title": "购物清单"}}]
+    assert record["messages"][2]["content"] == "标题就叫购物清单。" and record["calls"] == [{"api": "add_note", "args": {"title": "购物清单"}, "at": 3}]
     sim_requests = [r for r in seen if r.model == "sim"]
     assert len(sim_requests) == 3
     assert "保存一条标题为“购物清单”" in sim_requests[0].messages[0]["content"]  # the scenario's goal

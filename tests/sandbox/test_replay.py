@@ -183,3 +183,68 @@ def test_a_leaking_method_shows_up_as_a_different_replay(toy: Runtime) -> None:
     scenario = {"sandboxes": ["toy"]}
     calls = [{"api": "leak", "args": {}}]
     assert replay(toy, scenario, calls, "en").end_state != replay(toy, scenario, calls, "en").end_state
+
+
+def test_a_scenarios_time_is_the_clock_of_its_sandboxes(toy: Runtime) -> None:
+    from validator.sandbox.replay import scenario_session
+
+    session = scenario_session(toy, {"sandboxes": ["toy"], "time": "2025-05-06T18:30:00+01:00"})
+    assert session.instances["toy"].now().isoformat() == "2025-05-06T18:30:00+01:00"
+    assert scenario_session(toy, {"sandboxes": ["toy"]}).instances["toy"].now().isoformat() == "2024-05-06T09:00:00+08:00"
+
+
+# ----------------------------------------------------------------------------- compare: text and match
+
+
+def test_text_paths_compare_free_text_and_nothing_else() -> None:
+    shouted = _with(messages__0__text="HI!")
+    assert compare_states(STATE, shouted) == ['phone.messages.0.text: expected "hi", got "HI!"']
+    assert compare_states(STATE, shouted, {"text": ["phone.messages.*.text"]}) == []
+    assert compare_states(STATE, _with(messages__0__text="hello"), {"text": ["phone.messages.*.text"]}) != []
+    assert compare_states(STATE, _with(device__volume=4), {"text": ["phone.messages.*.text"]}) != []
+
+
+def test_match_paths_take_a_matcher_instead_of_the_reference_value() -> None:
+    compare = {"match": {"phone.messages.1.text": {"$any": [{"$text": "yo"}, {"$lang": {"en": "hey", "zh": "喂"}}]}}}
+    assert compare_states(STATE, _with(messages__1__text="Yo!"), compare, lang="en") == []
+    assert compare_states(STATE, _with(messages__1__text="hey"), compare, lang="en") == []
+    assert compare_states(STATE, _with(messages__1__text="喂"), compare, lang="zh") == []
+    wrong = compare_states(STATE, _with(messages__1__text="hello"), compare, lang="en")
+    assert wrong == ['phone.messages.1.text: expected a value matching {"$any": [{"$text": "yo"}, {"$lang": {"en": "hey", "zh": "喂"}}]}, got "hello"']
+    # the path must exist on both sides, and everything else is still compared exactly
+    import copy
+
+    missing = copy.deepcopy(STATE)
+    del missing["phone"]["messages"][1]["text"]
+    assert "missing" in compare_states(STATE, missing, compare, lang="en")[0]
+    assert compare_states(STATE, _with(device__wifi=False), compare, lang="en") == ["phone.device.wifi: expected true, got false"]
+
+
+# ----------------------------------------------------------------------------- one_of and confirmations
+
+
+def test_a_one_of_milestone_is_reached_by_any_of_its_lists_in_order() -> None:
+    from validator.sandbox.replay import milestone_alternatives
+
+    milestone = {"id": "m", "one_of": [[{"api": "add_reminder"}], [{"api": "turn_on_wifi"}, {"api": "send_message"}]]}
+    assert milestone_alternatives(milestone) == [[{"api": "add_reminder"}], [{"api": "turn_on_wifi"}, {"api": "send_message"}]]
+    assert milestone_alternatives({"id": "p", "api": "x"}) == [[{"id": "p", "api": "x"}]]
+    assert matched_milestones([milestone], [CALLS[2]], "en") == {"m"}
+    assert matched_milestones([milestone], [CALLS[0], CALLS[1]], "en") == {"m"}
+    assert matched_milestones([milestone], [CALLS[1], CALLS[0]], "en") == set()  # a list is matched in order
+    # the earliest completion is taken, so a successor can follow the shorter list
+    follow = {"id": "f", "api": "send_message", "after": ["m"]}
+    assert matched_milestones([milestone, follow], [CALLS[2], CALLS[1]], "en") == {"m", "f"}
+
+
+def test_confirmed_milestones_count_only_confirmed_calls() -> None:
+    from validator.sandbox.replay import unconfirmed_calls
+
+    milestones = [{"id": "sent", "api": "send_message", "confirmed": True}, {"id": "wifi", "api": "turn_on_wifi"}]
+    calls = [CALLS[0], CALLS[1], CALLS[1]]
+    only_the_second = lambda milestone, index: index == 2  # noqa: E731
+    assert matched_milestones(milestones, calls, "en", only_the_second) == {"sent", "wifi"}
+    assert matched_milestones(milestones, calls[:2], "en", only_the_second) == {"wifi"}
+    assert matched_milestones(milestones, calls[:2], "en") == {"sent", "wifi"}  # without a judge (exec), assumed
+    assert unconfirmed_calls(milestones, calls, "en", only_the_second) == [("sent", 1)]
+    assert unconfirmed_calls(milestones, [CALLS[0], CALLS[1]], "en", lambda m, i: True) == []

@@ -80,7 +80,7 @@ def test_null_scores_zero_everywhere(repo: Corpus, replayer: Any, syntax: str) -
     assert zero == {}
     refusal = [r for r in report["results"] if r["id"] == "office-0003"]
     assert repo.scenarios["office-0003"].no_change is True
-    assert [r["error"] for r in refusal] == ["agent_end_state"] * 2 and all("never told" in r["detail"] for r in refusal)
+    assert [r["error"] for r in refusal] == ["agent_untold"] * 2 and all("never told" in r["detail"] for r in refusal)
     assert report["missing"] == [] and report["problems"] == []
 
 

@@ -63,6 +63,7 @@ SCENARIO_COLUMNS: tuple[Column, ...] = (
     _c("id", "string", "scenario id (the file stem)"),
     _c("mode", "string", "`multi_turn` (the user speaks several times) or `multi_step` (once)"),
     _c("sandboxes", "strings", "sandboxes the scenario runs in"),
+    _c("time", "string", "the clock of its sandboxes, shown to the agent as \"now\" (ISO 8601)", optional=True),
     _c("apis", "strings", "candidate APIs (null: every API of its sandboxes)", optional=True),
     _c("initial_state", "json", "deep-merge patch over each sandbox's data", optional=True),
     _c("goal", "string", "the simulated user's goal in this language"),
@@ -70,10 +71,10 @@ SCENARIO_COLUMNS: tuple[Column, ...] = (
     _c("unknown", "strings", "what the user does not know", optional=True),
     _c("script", "strings", "scripted user messages (fallback without a user model)"),
     _c("reference_calls", "json", "calls whose replay defines the expected end state (`$lang` values per language)"),
-    _c("milestones", "json", "call patterns with a partial order (`after`)"),
+    _c("milestones", "json", "call patterns (or `one_of` lists of them) with a partial order (`after`); `confirmed` on writes the user must approve"),
     _c("minefields", "json", "calls that must not happen"),
-    _c("compare", "json", "end-state comparison options: `ignore` and `unordered` paths", optional=True),
-    _c("outputs", "strings", "facts the agent must tell the user, in this language", optional=True),
+    _c("compare", "json", "end-state comparison options: `ignore`, `text`, `match` and `unordered` paths", optional=True),
+    _c("outputs", "json", "facts the agent must tell the user: numbers with units, codes, times, dates, phrases (words in both languages)", optional=True),
     _c("no_change", "bool", "true when the right behaviour changes nothing", optional=True),
     _c("max_turns", "int", "turn limit", optional=True),
     _c("states", "json", "initial state (`state.yaml`) of each of its sandboxes", derived=True),
@@ -209,7 +210,7 @@ def _merge_api(en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, Any]:
 
 _USER_FIELDS = ("goal", "known", "unknown", "script")
 _SCENARIO_SHARED = ("reference_calls", "milestones", "minefields")
-_SCENARIO_OPTIONAL = ("apis", "initial_state", "compare", "no_change", "max_turns")
+_SCENARIO_OPTIONAL = ("time", "apis", "initial_state", "compare", "outputs", "no_change", "max_turns")
 
 
 def scenario_apis(scenario: Mapping[str, Any], sources: Sources) -> list[str]:
@@ -222,7 +223,6 @@ def scenario_apis(scenario: Mapping[str, Any], sources: Sources) -> list[str]:
 
 def _project_scenario(scenario: Mapping[str, Any], lang: str, sources: Sources) -> dict[str, Any]:
     user = scenario["user"][lang]
-    outputs = scenario.get("outputs")
     names = list(scenario["sandboxes"])
     unknown = [name for name in names if name not in sources.sandboxes]
     if unknown:
@@ -231,7 +231,6 @@ def _project_scenario(scenario: Mapping[str, Any], lang: str, sources: Sources) 
     record.update({key: copy.deepcopy(scenario.get(key)) for key in _SCENARIO_OPTIONAL})
     record.update({key: copy.deepcopy(user.get(key)) for key in _USER_FIELDS})
     record.update({key: copy.deepcopy(scenario[key]) for key in _SCENARIO_SHARED})
-    record["outputs"] = None if outputs is None else list(outputs[lang])
     record["states"] = {name: copy.deepcopy(sources.sandboxes[name]["state"]) for name in names}
     record["policies"] = {name: sources.sandboxes[name]["policy"][lang] for name in names}
     record["functions"] = _functions(scenario_apis(scenario, sources), sources, lang)
@@ -249,8 +248,6 @@ def _merge_scenario(en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, A
     }
     for key in _SCENARIO_SHARED:
         scenario[key] = copy.deepcopy(en[key])
-    if "outputs" in en:
-        scenario["outputs"] = {"en": list(en["outputs"]), "zh": list(zh["outputs"])}
     return scenario
 
 

@@ -39,6 +39,7 @@ from validator.errors import UserError
 from validator.models.base import EndpointError, Reply, Request, RequestRejected
 from validator.models.prompts import PROMPT_VERSION, results_message
 from validator.models.render import text_calls
+from validator.scoring.transcript import message_text
 from validator.transport import Backoff, TransportFailure, call_with_retries, describe, status_of
 
 NO_KEY = "no-key"  # the SDK wants a key even for a local server that ignores it
@@ -344,7 +345,7 @@ def text_messages(
             results.append((str(message.get("name") or "result"), content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)))
             continue
         flush()
-        text = content if isinstance(content, str) else ""
+        text = message_text(content) or ""
         if role == "assistant" and message.get("tool_calls") and not text.strip():
             text = text_calls(_calls_of(message["tool_calls"]), syntax)
         push(str(role), text)

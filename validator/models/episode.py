@@ -1,12 +1,13 @@
 """One agent scenario, run: the model's calls execute in the sandbox, a user answers its text.
 
-The loop: the model sees the conversation (system prompt with the sandboxes' policies, then
-the user's first message); when it calls APIs, each call runs in the scenario's sandboxes (a
+The loop: the model sees the conversation (system prompt with the sandboxes' policies and the
+scenario's clock, then the user's first message); when it calls APIs, each call runs in the scenario's sandboxes (a
 fresh session per episode) and its result comes back as a ``tool`` message; when it answers in
 text, the user (``validator.models.user``: the scenario's script, or a simulator model) says
 the next thing, until the user is done or ``max_turns`` model turns have passed. The record
-keeps the calls in order and the transcript (without the system prompt); the scorer replays
-the calls itself.
+keeps the calls in order, each with ``at`` (the index of the message that made it), and the
+transcript (without the system prompt); the scorer replays the calls itself and reads from
+that order whether the user had confirmed a write before it was made.
 
 Sandbox calls run synchronously on the thread of the event loop (the main thread), one at a
 time: the sandbox runtime's guard and per-call time limit (SIGALRM) need exactly that.
@@ -112,7 +113,7 @@ async def run_episode_async(
     """
     user = user if user is not None else scripted_user(scenario, lang)
     tools = tools_for(scenario_apis(scenario, specs), specs, lang)
-    system = {"role": "system", "content": system_prompt(lang, syntax, tools=tools, policy=policy, style=style)}
+    system = {"role": "system", "content": system_prompt(lang, syntax, tools=tools, time=scenario.time, policy=policy, style=style)}
     messages: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     usage: dict[str, Any] = {}
@@ -134,8 +135,9 @@ async def run_episode_async(
         if made:
             entries = tool_calls([{"api": c.api, "args": c.args} for c in made], prefix=f"call_{turn}")
             messages.append({"role": "assistant", "content": reply.content or None, "tool_calls": entries})
+            at = len(messages) - 1  # where the call was made: the scorer reads confirmations from this order
             for call, entry in zip(made, entries, strict=True):
-                calls.append({"api": call.api, "args": call.args})
+                calls.append({"api": call.api, "args": call.args, "at": at})
                 observation = environment.call(call.api, call.args)
                 messages.append({"role": "tool", "tool_call_id": entry["id"], "name": call.api, "content": json.dumps(observation, ensure_ascii=False, default=str)})
             continue

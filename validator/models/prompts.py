@@ -6,15 +6,18 @@
 placeholders are filled in. A released version is never edited: a change is a new version,
 and a run's manifest records the version and :func:`prompt_hash` of its files.
 
-A case's system prompt is: intro, current time and user profile (where the case has them),
+A case's system prompt is: intro, current time (with its weekday, :func:`clock_text`) and
+user profile (where the case has them),
 the APIs (text syntaxes only — with native tool calling they travel as ``tools``), how to call,
 a one-shot example (text syntaxes: small models follow the call syntax only with one), and the
 special-answer markers of ``docs/predictions.md``. An agent's is: agent intro, the sandboxes'
-policy, the APIs, how to call, the example, and how to talk with the user.
+policy, the current time (the scenario's clock), the APIs, how to call, the example, and how to
+talk with the user.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import hashlib
 import json
 import re
@@ -112,7 +115,7 @@ def system_prompt(
     sections = load_sections(style, lang, version)
     agent = policy is not None
     text_syntax = syntax != "tool_calls"
-    values = {"time": time or "", "profile": profile or "", "policy": (policy or "").strip(), "apis": render_apis(tools, style)}
+    values = {"time": clock_text(time, lang) if time else "", "profile": profile or "", "policy": (policy or "").strip(), "apis": render_apis(tools, style)}
     names = ["agent_intro" if agent else "intro"]
     if agent and policy and policy.strip():
         names.append("policy")
@@ -127,6 +130,24 @@ def system_prompt(
         names.append(f"example.{syntax}")
     names.append("agent" if agent else "special")
     return "\n\n".join(fill(sections[name], values) for name in names if sections[name].strip())
+
+
+_WEEKDAYS = {
+    "en": ("Monday", "Tuesday", "Wednesday", "Thursday", "Friday", "Saturday", "Sunday"),
+    "zh": ("星期一", "星期二", "星期三", "星期四", "星期五", "星期六", "星期日"),
+}
+
+
+def clock_text(time: str, lang: str) -> str:
+    """The current time as shown to the model: the ISO timestamp the APIs take, with its weekday
+    (``2025-05-06T09:00:00+08:00 (Tuesday)``, ``…（星期二）``) so that "next Friday" is not a
+    calendar puzzle. A value that is not a timestamp is shown as it is."""
+    try:
+        moment = _dt.datetime.fromisoformat(time)
+    except ValueError:
+        return time
+    weekday = _WEEKDAYS[lang if lang in _WEEKDAYS else "en"][moment.weekday()]
+    return f"{time} ({weekday})" if lang != "zh" else f"{time}（{weekday}）"
 
 
 def results_message(results: Sequence[tuple[str, Any]], lang: str, style: str = "standard", version: str = PROMPT_VERSION) -> str:

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 from validator.corpus.records import Scenario
 from validator.models.prompts import PROMPT_VERSION, STOP_MARKER, user_prompt
+from validator.scoring.transcript import is_call_text, message_text
 
 if TYPE_CHECKING:  # the openai SDK is an optional extra: built-in models run without it
     from validator.models.endpoint import ChatClient
@@ -54,12 +55,16 @@ def scripted_user(scenario: Scenario, lang: str) -> ScriptedUser:
 
 
 def visible_text(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
-    """(role, text) of what a user sees: user turns and the agent's text answers, no calls."""
+    """(role, text) of what a user sees: user turns and the agent's words (a string or OpenAI
+    content parts, also next to tool calls) — never calls, call lists written as text, or tool
+    results. The same words the scorer counts as told (``validator.scoring.transcript``)."""
     seen: list[tuple[str, str]] = []
     for message in messages:
         role = message.get("role")
-        content = message.get("content")
-        if role not in ("user", "assistant") or message.get("tool_calls") or not isinstance(content, str) or not content.strip():
+        content = message_text(message.get("content"))
+        if role not in ("user", "assistant") or content is None or not content.strip():
+            continue
+        if role == "assistant" and is_call_text(content):
             continue
         seen.append((str(role), content))
     return seen

@@ -141,7 +141,6 @@ def scenario_material(item: Item, specs: Mapping[str, Spec], root: Path) -> dict
     sandboxes = [s for s in scenario.get("sandboxes") or [] if isinstance(s, str)]
     apis = scenario_apis(scenario, specs)
     user = scenario.get("user") or {}
-    outputs = scenario.get("outputs") or {}
 
     def listing(key: str) -> str:
         values = scenario.get(key) or []
@@ -163,7 +162,7 @@ def scenario_material(item: Item, specs: Mapping[str, Spec], root: Path) -> dict
         "milestones": listing("milestones"),
         "minefields": listing("minefields"),
         "compare": dumps(scenario.get("compare") or {}),
-        "outputs": "\n".join(f"{lang.upper()}: {dumps(outputs.get(lang) or [])}" for lang in LANGS),
+        "outputs": listing("outputs"),
     }
 
 

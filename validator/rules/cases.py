@@ -14,6 +14,7 @@ from validator.corpus.records import Call, Case, Checkpoint, Dialogue, Scenario,
 from validator.diagnostics import Finding, join_pointer
 from validator.loading import Document
 from validator.rules.registry import rule
+from validator.rules.scenarios import scenario_calls
 from validator.text import cjk_outside_quotes, has_cjk
 from validator.toolsearch import SEARCH_API
 
@@ -36,8 +37,8 @@ def _data(document: Document) -> dict[str, Any]:
 def missing_translation(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
-    A case has both an `en` and a `zh` side; a profile, a scenario's `user` and `outputs`
-    have both languages.
+    A case has both an `en` and a `zh` side; a profile and a scenario's `user` have both
+    languages (the words of a scenario's output facts are required in both by its schema).
     ## Why is this bad?
     callbank's two languages are parallel: every case is scored in both. A case with one side
     silently shrinks the other language's track.
@@ -54,9 +55,8 @@ def missing_translation(document: Document, corpus: Corpus) -> Iterator[Finding]
     # a missing side breaks the schema, so this rule reads the document as written
     data = _data(document)
     places = [("", data)] if document.kind == "case" else []
-    for key in ("profile", "outputs"):
-        if isinstance(data.get(key), dict):
-            places.append(("/" + key, data[key]))
+    if isinstance(data.get("profile"), dict):
+        places.append(("/profile", data["profile"]))
     if document.kind == "scenario" and isinstance(data.get("user"), dict):
         places.append(("/user", data["user"]))
     for pointer, mapping in places:
@@ -84,11 +84,24 @@ def _texts(item: Case | Scenario) -> Iterator[tuple[str, str, str]]:
             for j, text in enumerate(getattr(side, field)):
                 yield lang, text, join_pointer("user", lang, field, j)
     outputs = item.outputs
-    if isinstance(outputs, dict):
-        for lang in LANGS:
-            for j, text in enumerate(outputs[lang] if isinstance(outputs.get(lang), list) else []):
-                if isinstance(text, str):
-                    yield lang, text, join_pointer("outputs", lang, j)
+    for j, fact in enumerate(outputs if isinstance(outputs, list) else []):
+        yield from _fact_words(fact, join_pointer("outputs", j))
+
+
+def _fact_words(fact: Any, pointer: str) -> Iterator[tuple[str, str, str]]:
+    """(lang, alternatives joined, pointer) of a fact's phrase and about words: the zh side must
+    have some Chinese among its alternatives ("Wi-Fi" may be one), the en side none."""
+    if not isinstance(fact, dict):
+        return
+    for key in ("phrase", "about", "unit"):
+        words = fact.get(key)
+        if isinstance(words, dict):
+            for lang in LANGS:
+                if isinstance(words.get(lang), list) and all(isinstance(w, str) for w in words[lang]):
+                    yield lang, "、".join(words[lang]) if lang == "zh" else " / ".join(words[lang]), pointer + join_pointer(key, lang)
+    options = fact.get("any")
+    for j, option in enumerate(options if isinstance(options, list) else []):
+        yield from _fact_words(option, pointer + join_pointer("any", j))
 
 
 @rule("DLG002", "wrong-language", "Text on the zh side has no Chinese, or the en side has Chinese.", on=(Case, Scenario))
@@ -426,12 +439,10 @@ def _raw_argument_values(document: Document) -> Iterator[tuple[str, Any, bool]]:
                         for name, value in args.items() if isinstance(args, dict) else ():
                             yield pointer + join_pointer(j, "args", name), value, False
         return
-    for key in ("reference_calls", "milestones", "minefields"):
-        entries = data.get(key)
-        for i, entry in enumerate(entries if isinstance(entries, list) else []):
-            args = entry.get("args") if isinstance(entry, dict) else None
-            for name, value in args.items() if isinstance(args, dict) else ():
-                yield join_pointer(key, i, "args", name), value, True
+    for _, entry, pointer in scenario_calls(data):
+        args = entry.get("args")
+        for name, value in args.items() if isinstance(args, dict) else ():
+            yield pointer + join_pointer("args", name), value, True
 
 
 @rule("DLG013", "invalid-matcher", "A matcher is malformed.", on="document", kinds=("case", "scenario"))
@@ -469,11 +480,10 @@ def _record_argument_values(item: Case | Scenario) -> Iterator[tuple[str, Any, b
     for call in item.reference_calls:
         for name, value in call.args.items():
             yield call.arg_pointer(name), value, True
-    for key, entries in (("milestones", item.milestones), ("minefields", item.minefields)):
-        for i, entry in enumerate(entries):
-            args = entry.get("args")
-            for name, value in args.items() if isinstance(args, dict) else ():
-                yield join_pointer(key, i, "args", name), value, True
+    for key, entry, pointer in scenario_calls(item.data):
+        args = entry.get("args")
+        for name, value in args.items() if key != "reference_calls" and isinstance(args, dict) else ():
+            yield pointer + join_pointer("args", name), value, True
 
 
 @rule("DLG014", "misplaced-matcher", "A matcher is used where it cannot apply.", on=(Case, Scenario))

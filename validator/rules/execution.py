@@ -6,7 +6,8 @@
   dialogue records (EXE005, EXE017; ``validator.rules.execution_cases``);
 - retrieval cases: every expected API is found by its reference query, and a plan's later call
   needs an earlier one (EXE018, EXE019; ``validator.retrieval_checks``);
-- every scenario's reference calls (EXE006–EXE012; ``validator.rules.execution_scenarios``);
+- every scenario's reference calls (EXE006–EXE012), and the content its ``compare.ignore``
+  must not drop (EXE020; ``validator.rules.execution_scenarios``);
 - sandbox faults seen on the way: crashes and bad results (EXE013), isolation breaches caught
   by the audit hook (EXE014), time-outs (EXE015), placed at the line of sandbox.py at fault.
 
@@ -517,6 +518,31 @@ def plan_without_dependency(case: Case, execution: Execution) -> Iterator[Findin
     (the booking id comes from `list_bookings`' result)
     """
     return _retrieval_findings(case, execution, "EXE019")
+
+
+@rule("EXE020", "ignored-user-content", "A scenario's `compare.ignore` drops content the user supplied.", on=Scenario, stage="exec")
+def ignored_user_content(scenario: Scenario, execution: Execution) -> Iterator[Finding]:
+    """
+    ## What it does
+    Replays the reference calls and looks at every value an ignored path drops from the end
+    state: a value the calls changed that one of them passed as a free-text argument (a string
+    without `enum`, `format` or `pattern`) or a number — a title, a label, a note, an amount —
+    is a finding. Timestamps and generated ids come from no argument; a sandbox's `session`
+    (who is logged in, failed logins) is bookkeeping and may be ignored.
+    ## Why is this bad?
+    An ignored path is never compared: an agent that saves the reminder "Buy cat food" as
+    "Buy milk", or transfers the wrong amount into an ignored field, passes the scenario.
+    ## Example
+    ```yaml
+    compare: {ignore: [phone.session, "phone.reminders.*.title"]}
+    ```
+    ## Use instead
+    Compare what the user dictated, as free text (case, punctuation and spacing aside):
+    ```yaml
+    compare: {ignore: [phone.session], text: ["phone.reminders.*.title"]}
+    ```
+    """
+    return _item_findings(scenario, execution, "EXE020")
 
 
 # ----------------------------------------------------------------------------- parity helpers

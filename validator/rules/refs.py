@@ -9,6 +9,7 @@ from validator.corpus.records import Case, Checkpoint, Scenario, Spec
 from validator.diagnostics import Finding, join_pointer
 from validator.loading import Document
 from validator.rules.registry import rule
+from validator.rules.scenarios import scenario_calls
 from validator.toolsearch import is_retrieval
 
 
@@ -24,12 +25,9 @@ def _named_apis(item: Case | Scenario) -> Iterator[tuple[str, str, bool]]:
                 if checkpoint.special is not None and checkpoint.special.api is not None:
                     yield checkpoint.special.api, checkpoint.expect_pointer + "/api", False
         return
-    for call in item.reference_calls:
-        yield call.api, call.pointer + "/api", True
-    for key, entries in (("milestones", item.milestones), ("minefields", item.minefields)):
-        for i, entry in enumerate(entries):
-            if isinstance(entry.get("api"), str):
-                yield entry["api"], join_pointer(key, i, "api"), False
+    for key, entry, pointer in scenario_calls(item.data):
+        if isinstance(entry.get("api"), str):
+            yield entry["api"], pointer + "/api", key == "reference_calls"
 
 
 @rule("REF001", "unknown-api", "A file names an API that no spec declares.", on=(Case, Scenario))

@@ -2,9 +2,13 @@
 
 - :func:`replay` runs a list of ``{api, args}`` calls on the scenario's patched initial state;
 - :func:`compare_states` lists the differences between two end states under the scenario's
-  ``compare`` options (``ignore``: dotted paths with ``*``; ``unordered``: lists as multisets);
+  ``compare`` options (``ignore``: dotted paths with ``*``; ``text``: strings compared as free
+  text; ``match``: values that must satisfy a matcher, such as ``$any`` or ``$contains``;
+  ``unordered``: lists as multisets);
 - :func:`matched_milestones` and :func:`minefield_hits` match calls against call patterns, the
-  former respecting the milestones' ``after`` partial order.
+  former respecting the milestones' ``after`` partial order, their ``one_of`` alternatives and,
+  given a judge of confirmations, ``confirmed``; :func:`unconfirmed_calls` lists the writes
+  made before the user confirmed them.
 
 The scorer uses these for agent scoring; ``callbank exec`` uses them to prove every scenario's
 reference calls reach a state a do-nothing agent does not, deterministically.
@@ -14,7 +18,7 @@ from __future__ import annotations
 
 import json
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from validator import matchers
@@ -54,10 +58,12 @@ def runtime_of(source: Runtime | Corpus) -> Runtime:
 
 
 def scenario_session(runtime: Runtime, scenario: Mapping[str, Any], time_limit: float | None = DEFAULT_TIME_LIMIT) -> Session:
-    """A fresh session over the scenario's sandboxes with its ``initial_state`` patch."""
+    """A fresh session over the scenario's sandboxes with its ``initial_state`` patch, every
+    sandbox's clock set to the scenario's ``time`` (the "now" the agent is shown)."""
     names = [n for n in scenario.get("sandboxes") or [] if isinstance(n, str)]
     patch = scenario.get("initial_state") if isinstance(scenario.get("initial_state"), dict) else None
-    return runtime.session(names, patch, time_limit=time_limit)
+    clock = scenario.get("time") if isinstance(scenario.get("time"), str) else None
+    return runtime.session(names, patch, clock, time_limit=time_limit)
 
 
 def replay(
@@ -171,8 +177,36 @@ def _sort_lists(value: Any, parts: list[str]) -> Any:
     return value
 
 
+def _as_text(value: Any, parts: list[str]) -> Any:
+    """value with every string at or below what the dotted path reaches compared as free text
+    (``$text``: NFKC, case folded, punctuation as space, spaces collapsed)."""
+    if not parts:
+        if isinstance(value, str):
+            return matchers.normalize_text(value)
+        if isinstance(value, dict):
+            return {k: _as_text(v, []) for k, v in value.items()}
+        if isinstance(value, list):
+            return [_as_text(v, []) for v in value]
+        return value
+    head, rest = parts[0], parts[1:]
+    if isinstance(value, dict):
+        keys = list(value) if head == "*" else [head] if head in value else []
+        out = dict(value)
+        for key in keys:
+            out[key] = _as_text(value[key], rest)
+        return out
+    if isinstance(value, list):
+        indexes = range(len(value)) if head == "*" else [int(head)] if head.isdigit() and int(head) < len(value) else []
+        out_list = list(value)
+        for i in indexes:
+            out_list[i] = _as_text(value[i], rest)
+        return out_list
+    return value
+
+
 def normalise_state(state: Any, compare: Mapping[str, Any] | None) -> Any:
-    """The state as compared: ignored paths removed, unordered lists in canonical order.
+    """The state as compared: ignored paths removed, free text (``text`` paths) normalised,
+    unordered lists in canonical order.
 
     Only the paths named are copied; the rest is shared with the input (never mutated).
     """
@@ -180,6 +214,8 @@ def normalise_state(state: Any, compare: Mapping[str, Any] | None) -> Any:
     value = state
     for path in _paths(compare, "ignore"):
         value = _drop(value, _split(path))
+    for path in _paths(compare, "text"):
+        value = _as_text(value, _split(path))
     for path in _paths(compare, "unordered"):
         value = _sort_lists(value, _split(path))
     return value
@@ -190,23 +226,56 @@ def _paths(compare: Mapping[str, Any], key: str) -> list[str]:
     return [p for p in paths if isinstance(p, str)] if isinstance(paths, list) else []
 
 
-def compare_states(expected: Any, actual: Any, compare: Mapping[str, Any] | None = None, limit: int = _MAX_DIFFERENCES) -> list[str]:
+def compare_states(
+    expected: Any, actual: Any, compare: Mapping[str, Any] | None = None, limit: int = _MAX_DIFFERENCES, lang: str | None = None
+) -> list[str]:
     """Human-readable differences between two end states (empty when they count as equal).
 
     JSON semantics: 1 equals 1.0, true never equals 1, mappings are unordered, lists ordered
-    except at the ``unordered`` paths, where they are compared as multisets.
+    except at the ``unordered`` paths, where they are compared as multisets. At a ``match``
+    path the actual value must satisfy the matcher (``$lang`` read for lang) instead of equalling
+    the expected one, and both must have a value there.
     """
     compare = compare or {}
+    out: list[str] = []
+    matched: Mapping[str, Any] = compare["match"] if isinstance(compare.get("match"), Mapping) else {}
+    for path, matcher in matched.items():
+        parts = _split(str(path))
+        wanted = {tuple(place) for place, _ in _reached(expected, parts, [])}
+        found = {tuple(place): value for place, value in _reached(actual, parts, [])}
+        for place in sorted(wanted - set(found)):
+            out.append(f"{'.'.join(place)}: expected a value matching {_short(matcher)}, missing")
+        for place, value in sorted(found.items()):
+            if place not in wanted:
+                out.append(f"{'.'.join(place)}: unexpected {_short(value)}")
+            elif not matchers.matches(matcher, value, lang):
+                out.append(f"{'.'.join(place)}: expected a value matching {_short(matcher)}, got {_short(value)}")
+    if matched:
+        compare = {**compare, "ignore": [*_paths(compare, "ignore"), *map(str, matched)]}
     a = normalise_state(expected, compare)
     b = normalise_state(actual, compare)
-    if json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True):  # the common case, at C speed
+    if not out and json.dumps(a, sort_keys=True) == json.dumps(b, sort_keys=True):  # the common case, at C speed
         return []
     unordered = [_split(p) for p in _paths(compare, "unordered")]
-    out: list[str] = []
     _diff(a, b, [], unordered, out, limit, shortcut=True)
     if not out:  # only differences Python's == hides (true vs 1) or only 1 vs 1.0: look strictly
         _diff(a, b, [], unordered, out, limit, shortcut=False)
     return out[:limit]
+
+
+def _reached(value: Any, parts: list[str], place: list[str]) -> list[tuple[list[str], Any]]:
+    """(concrete path, value) of everything a dotted path (``*`` = any key or index) reaches."""
+    if not parts:
+        return [(place, value)]
+    head, rest = parts[0], parts[1:]
+    found: list[tuple[list[str], Any]] = []
+    if isinstance(value, dict):
+        for key in list(value) if head == "*" else [head] if head in value else []:
+            found.extend(_reached(value[key], rest, [*place, str(key)]))
+    elif isinstance(value, list):
+        for i in range(len(value)) if head == "*" else [int(head)] if head.isdigit() and int(head) < len(value) else []:
+            found.extend(_reached(value[i], rest, [*place, str(i)]))
+    return found
 
 
 def _path_text(path: list[str]) -> str:
@@ -290,16 +359,32 @@ def _resolve_lang(value: Any, lang: str | None) -> Any:
     return value
 
 
-def matched_milestones(milestones: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]], lang: str | None) -> set[str]:
+Confirmed = Callable[[Mapping[str, Any], int], bool]  # (milestone, call index) -> asked and answered first?
+
+
+def milestone_alternatives(milestone: Mapping[str, Any]) -> list[list[Mapping[str, Any]]]:
+    """The call sequences that reach a milestone: its ``one_of`` lists, or its own single pattern."""
+    options = milestone.get("one_of")
+    if isinstance(options, list):
+        return [[p for p in option if isinstance(p, Mapping)] for option in options if isinstance(option, list) and option]
+    return [[milestone]]
+
+
+def matched_milestones(
+    milestones: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]], lang: str | None, confirmed: Confirmed | None = None
+) -> set[str]:
     """Ids of the milestones the calls reach, in a partial order.
 
-    A milestone counts when some call matches it *after* (at a later index than) calls that
-    reached every milestone it names in ``after``. Each milestone takes the earliest call that
-    qualifies, which is optimal: a later choice can only make its successors harder to reach.
-    Milestones in a cycle or after an unknown id are never reached.
+    A milestone counts when the calls of one of its alternatives (``one_of``; a plain
+    milestone has one, of one call) match in order, all *after* (at later indexes than) the
+    calls that reached every milestone it names in ``after``; with ``confirmed`` given, a
+    milestone marked ``confirmed`` counts only calls the user confirmed first. Each milestone
+    takes the alternative that completes earliest, matching each of its patterns at the
+    earliest qualifying call — optimal, since a later completion can only make its successors
+    harder to reach. Milestones in a cycle or after an unknown id are never reached.
     """
     by_id: dict[str, Mapping[str, Any]] = {m["id"]: m for m in milestones if isinstance(m, Mapping) and isinstance(m.get("id"), str)}
-    reached: dict[str, int] = {}  # id -> index of the call that reached it
+    reached: dict[str, int] = {}  # id -> index of the call that completed it
     pending = dict(by_id)
     progress = True
     while pending and progress:
@@ -313,11 +398,43 @@ def matched_milestones(milestones: Sequence[Mapping[str, Any]], calls: Sequence[
             start = max((reached[a] for a in after), default=-1) + 1
             del pending[mid]
             progress = True
-            for index in range(start, len(calls)):
-                if call_matches(milestone, calls[index], lang):
-                    reached[mid] = index
-                    break
+            needs_yes = confirmed is not None and bool(milestone.get("confirmed"))
+            completions = []
+            for alternative in milestone_alternatives(milestone):
+                position = start
+                for pattern in alternative:
+                    position = next(
+                        (
+                            index + 1
+                            for index in range(position, len(calls))
+                            if call_matches(pattern, calls[index], lang) and (not needs_yes or confirmed(milestone, index))  # type: ignore[misc]
+                        ),
+                        -1,
+                    )
+                    if position < 0:
+                        break
+                if position > 0:
+                    completions.append(position - 1)
+            if completions:
+                reached[mid] = min(completions)
     return set(reached)
+
+
+def unconfirmed_calls(
+    milestones: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]], lang: str | None, confirmed: Confirmed
+) -> list[tuple[str, int]]:
+    """(milestone id, call index) of every call matching a ``confirmed`` milestone's patterns
+    that the user had not confirmed when it was made."""
+    found: list[tuple[str, int]] = []
+    for milestone in milestones:
+        if not isinstance(milestone, Mapping) or not milestone.get("confirmed"):
+            continue
+        patterns = [pattern for alternative in milestone_alternatives(milestone) for pattern in alternative]
+        for index, call in enumerate(calls):
+            if any(call_matches(pattern, call, lang) for pattern in patterns) and not confirmed(milestone, index):
+                found.append((str(milestone.get("id")), index))
+                break
+    return found
 
 
 def minefield_hits(minefields: Sequence[Mapping[str, Any]], calls: Sequence[Mapping[str, Any]], lang: str | None) -> list[tuple[int, int]]:

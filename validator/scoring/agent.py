@@ -1,27 +1,33 @@
-"""Scoring agent scenarios: replay the agent's calls, compare end states, check milestones.
+"""Scoring agent scenarios: replay the agent's calls, compare end states, check what it told.
 
 The record's calls are replayed in a fresh sandbox on the scenario's initial state; the end
 state is compared with the one the scenario's ``reference_calls`` reach (under its
 ``compare`` options). A state the agent reports is never read. End-to-end success also needs
-no minefield call and every required output fact told to the user. Process accuracy is the
-share of milestones the calls reach in an order that respects ``after``. Call patterns and
-state comparison come from ``validator.sandbox.replay``, the same code ``callbank exec`` uses.
+no minefield call, every write marked ``confirmed`` made only after the agent told the user
+what it would do and the user answered (``Confirmations``), and every output fact told to the user
+(``validator.facts``; only the agent's words to the user count:
+``validator.scoring.transcript``). Process accuracy is the share of milestones the calls reach
+in an order that respects ``after``. Call patterns and state comparison come from
+``validator.sandbox.replay``, the same code ``callbank exec`` uses.
 """
 
 from __future__ import annotations
 
+import datetime as _dt
 import importlib
-import re
-import unicodedata
-from collections.abc import Mapping, Sequence
-from decimal import Decimal
+import json
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple, Protocol
 
-from validator.matchers import contains_phrase, normalize_text, render
+from validator.facts import Analysis, FactError, analyse, read_fact, read_facts, told
+from validator.matchers import render
 from validator.scoring.literals import FormatError
 from validator.scoring.parse import Call, calls_from_json
+from validator.scoring.transcript import Transcript, read_transcript
 
 MAX_AGENT_CALLS = 1000
+
+Confirmed = Callable[[Mapping[str, Any], int], bool]
 
 
 class Replayer(Protocol):
@@ -31,9 +37,15 @@ class Replayer(Protocol):
 
     def end_state(self, scenario: Mapping[str, Any], calls: list[dict[str, Any]], lang: str) -> Any: ...
 
-    def differences(self, expected: Any, actual: Any, compare: Mapping[str, Any]) -> list[str]: ...
+    def differences(self, expected: Any, actual: Any, compare: Mapping[str, Any], lang: str) -> list[str]: ...
 
-    def milestones_matched(self, milestones: Sequence[Mapping[str, Any]], calls: list[dict[str, Any]], lang: str) -> int: ...
+    def milestones_matched(
+        self, milestones: Sequence[Mapping[str, Any]], calls: list[dict[str, Any]], lang: str, confirmed: Confirmed | None = None
+    ) -> int: ...
+
+    def unconfirmed_call(
+        self, milestones: Sequence[Mapping[str, Any]], calls: list[dict[str, Any]], lang: str, confirmed: Confirmed
+    ) -> tuple[str, int] | None: ...
 
     def minefield_hit(self, minefields: Sequence[Mapping[str, Any]], calls: list[dict[str, Any]], lang: str) -> int | None: ...
 
@@ -56,11 +68,19 @@ class SandboxReplayer:
     def end_state(self, scenario: Mapping[str, Any], calls: list[dict[str, Any]], lang: str) -> Any:
         return self.module.replay(self.runtime, scenario, calls, lang, render=False).end_state
 
-    def differences(self, expected: Any, actual: Any, compare: Mapping[str, Any]) -> list[str]:
-        return list(self.module.compare_states(expected, actual, compare))
+    def differences(self, expected: Any, actual: Any, compare: Mapping[str, Any], lang: str) -> list[str]:
+        return list(self.module.compare_states(expected, actual, compare, lang=lang))
 
-    def milestones_matched(self, milestones: Sequence[Mapping[str, Any]], calls: list[dict[str, Any]], lang: str) -> int:
-        return len(self.module.matched_milestones(milestones, calls, lang))
+    def milestones_matched(
+        self, milestones: Sequence[Mapping[str, Any]], calls: list[dict[str, Any]], lang: str, confirmed: Confirmed | None = None
+    ) -> int:
+        return len(self.module.matched_milestones(milestones, calls, lang, confirmed))
+
+    def unconfirmed_call(
+        self, milestones: Sequence[Mapping[str, Any]], calls: list[dict[str, Any]], lang: str, confirmed: Confirmed
+    ) -> tuple[str, int] | None:
+        found = self.module.unconfirmed_calls(milestones, calls, lang, confirmed)
+        return found[0] if found else None
 
     def minefield_hit(self, minefields: Sequence[Mapping[str, Any]], calls: list[dict[str, Any]], lang: str) -> int | None:
         hits = self.module.minefield_hits(minefields, calls, lang)
@@ -110,26 +130,88 @@ def reference_calls(scenario: Mapping[str, Any], lang: str) -> list[dict[str, An
     return [{"api": call["api"], "args": render(call.get("args") or {}, lang)} for call in scenario.get("reference_calls") or []]
 
 
+def scenario_clock(scenario: Mapping[str, Any]) -> _dt.datetime | None:
+    """The scenario's ``time`` (its sandboxes' clock, shown to the agent), or None."""
+    value = scenario.get("time")
+    if not isinstance(value, str):
+        return None
+    try:
+        return _dt.datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+class Confirmations:
+    """Judges whether the user confirmed a call before it was made (a milestone's ``confirmed``).
+
+    A call is confirmed when the last user message before it answers the agent: in the
+    messages between the user's previous message and that answer, the agent told the user every
+    fact the milestone's ``confirmed`` lists (``true``: it said something, nothing in
+    particular). Facts told earlier do not count — repeating the request back before asking for
+    the PIN is not asking for a yes. The order of messages and calls comes from the record
+    (:class:`~validator.scoring.transcript.Transcript`); a call whose place is unknown is never
+    confirmed.
+    """
+
+    def __init__(self, transcript: Transcript, lang: str, clock: _dt.datetime | None) -> None:
+        self.transcript = transcript
+        self.lang = lang
+        self.clock = clock
+        self._analyses: dict[int, Analysis] = {}
+
+    def __call__(self, milestone: Mapping[str, Any], index: int) -> bool:
+        wanted = milestone.get("confirmed")
+        if not wanted:
+            return True
+        positions = self.transcript.positions
+        at = positions[index] if index < len(positions) else None
+        if at is None:
+            return False
+        answer = self.transcript.last_user_before(at)
+        if answer is None:
+            return False
+        previous = self.transcript.last_user_before(answer)
+        question = self.transcript.told(0 if previous is None else previous + 1, answer)
+        if not question:
+            return False
+        if wanted is True:
+            return True
+        try:
+            facts = read_facts(wanted)
+        except FactError:
+            return False
+        if answer not in self._analyses:
+            self._analyses[answer] = analyse(question, self.clock)
+        return all(told(fact, self._analyses[answer], self.lang) for fact in facts)
+
+
 def score_scenario(
     scenario: Mapping[str, Any], record: Mapping[str, Any], lang: str, replayer: Replayer, cache: ReferenceCache
 ) -> AgentVerdict:
     milestones = list(scenario.get("milestones") or [])
     try:
         calls = read_calls(record.get("calls"))
-        told = assistant_text(record.get("messages"))
+        transcript = read_transcript(record.get("messages"), record.get("calls"))
     except FormatError as error:
         return AgentVerdict(False, "format", str(error), 0, len(milestones))
     plain = [{"api": call.api, "args": call.args} for call in calls]
+    confirmed = Confirmations(transcript, lang, scenario_clock(scenario))
     try:
-        matched = replayer.milestones_matched(milestones, plain, lang)
+        matched = replayer.milestones_matched(milestones, plain, lang, confirmed)
     except Exception:  # a model's calls must never crash the scorer
         matched = 0
-    verdict = _end_to_end(scenario, plain, told, lang, replayer, cache)
+    verdict = _end_to_end(scenario, plain, transcript, confirmed, lang, replayer, cache)
     return AgentVerdict(verdict is None, None if verdict is None else verdict[0], "" if verdict is None else verdict[1], matched, len(milestones))
 
 
 def _end_to_end(
-    scenario: Mapping[str, Any], calls: list[dict[str, Any]], told: str, lang: str, replayer: Replayer, cache: ReferenceCache
+    scenario: Mapping[str, Any],
+    calls: list[dict[str, Any]],
+    transcript: Transcript,
+    confirmed: Confirmations,
+    lang: str,
+    replayer: Replayer,
+    cache: ReferenceCache,
 ) -> tuple[str, str] | None:
     try:
         hit = replayer.minefield_hit(scenario.get("minefields") or [], calls, lang)
@@ -142,46 +224,37 @@ def _end_to_end(
         return "agent_end_state", problem
     try:
         actual = replayer.end_state(scenario, calls, lang)
-        differences = replayer.differences(expected, actual, scenario.get("compare") or {})
+        differences = replayer.differences(expected, actual, scenario.get("compare") or {}, lang)
     except Exception as error:  # a model's calls must never crash the scorer
         return "agent_end_state", f"the agent's calls do not replay ({type(error).__name__}: {error})"
     if differences:
         more = f" (and {len(differences) - 1} more)" if len(differences) > 1 else ""
         return "agent_end_state", f"end state differs: {differences[0]}{more}"
-    outputs = scenario.get("outputs") or {}
-    facts = outputs.get(lang) if isinstance(outputs, dict) else None
-    for fact in facts or []:
-        if not fact_told(fact, told):
-            return "agent_end_state", f"the agent never told the user {fact!r}"
+    try:
+        unconfirmed = replayer.unconfirmed_call(scenario.get("milestones") or [], calls, lang, confirmed)
+    except Exception:  # a model's calls must never crash the scorer
+        unconfirmed = None
+    if unconfirmed is not None:
+        milestone, index = unconfirmed
+        return "agent_unconfirmed", f"call {index + 1} ({calls[index]['api']}, milestone {milestone}) was made before the user confirmed it"
+    return _untold(scenario, transcript, lang)
+
+
+def _untold(scenario: Mapping[str, Any], transcript: Transcript, lang: str) -> tuple[str, str] | None:
+    outputs = scenario.get("outputs") or []
+    if not isinstance(outputs, list):
+        return "agent_untold", "the scenario's outputs cannot be read (run `callbank check`)"
+    analysis: Analysis | None = None
+    for index, data in enumerate(outputs):
+        try:
+            fact = read_fact(data)
+        except FactError as error:
+            return "agent_untold", f"outputs[{index}] cannot be read ({error.message}; run `callbank check`)"
+        if analysis is None:
+            analysis = analyse(transcript.told(), scenario_clock(scenario))
+        if not told(fact, analysis, lang):
+            return "agent_untold", f"the agent never told the user outputs[{index}] {json.dumps(data, ensure_ascii=False)}"
     return None
-
-
-_NUMBER = re.compile(r"(?<![\d.])\d{1,3}(?:,\d{3})+(?:\.\d+)?|(?<![\d.,])\d+(?:\.\d+)?")
-_CODE = re.compile(r"[a-z][a-z0-9]*(?:[-_/][a-z0-9]+)*[-_/]?\d[a-z0-9]*(?:[-_/][a-z0-9]+)*")
-
-
-def salient(text: str) -> tuple[set[Decimal], set[str]]:
-    """The numbers (by value) and codes (letters with digits, like ``B-1042``) a text mentions."""
-    folded = unicodedata.normalize("NFKC", text).casefold()
-    numbers = {Decimal(m.replace(",", "")).normalize() for m in _NUMBER.findall(folded)}
-    codes = {re.sub(r"[-_/]", "", m) for m in _CODE.findall(folded)}
-    return numbers, codes
-
-
-def fact_told(fact: str, said: str) -> bool:
-    """Whether the agent told the user a required fact.
-
-    Either the fact appears as a phrase (after the ``$text`` normalisation, not inside a longer
-    Latin word or number), or the fact mentions numbers or codes and every one of them appears
-    in what the agent said (numbers compared by value: ``20,560.80`` = ``20560.8``).
-    """
-    if contains_phrase(normalize_text(said), normalize_text(fact)):
-        return True
-    numbers, codes = salient(fact)
-    if not numbers and not codes:
-        return False
-    said_numbers, said_codes = salient(said)
-    return numbers <= said_numbers and codes <= said_codes
 
 
 def read_calls(value: Any) -> list[Call]:
@@ -189,19 +262,5 @@ def read_calls(value: Any) -> list[Call]:
         return []
     if not isinstance(value, list):
         raise FormatError("\"calls\" is not a list")
-    return calls_from_json(value, MAX_AGENT_CALLS)
-
-
-def assistant_text(messages: Any) -> str:
-    """Everything the agent said to the user: plain strings, or assistant messages' content."""
-    if messages is None:
-        return ""
-    if not isinstance(messages, list):
-        raise FormatError("\"messages\" is not a list")
-    parts: list[str] = []
-    for message in messages:
-        if isinstance(message, str):
-            parts.append(message)
-        elif isinstance(message, dict) and message.get("role", "assistant") == "assistant" and isinstance(message.get("content"), str):
-            parts.append(message["content"])
-    return "\n".join(parts)
+    # "at" places a call in the conversation (read by the transcript), not part of the call itself
+    return calls_from_json([{k: v for k, v in c.items() if k != "at"} if isinstance(c, dict) else c for c in value], MAX_AGENT_CALLS)

@@ -41,7 +41,9 @@ ERROR_TYPES: tuple[ErrorType, ...] = (
         "The model called APIs, answered nothing, or gave another kind of special answer where it should have said that information is missing, a value is wrong, or the request is out of scope.",
     ),
     ErrorType("special_wrong_detail", "special case detected, wrong detail", "The right kind of special answer, but the API, the parameter names or the bad values it names are wrong."),
-    ErrorType("agent_end_state", "agent end state", "Replaying the agent's calls does not reach the expected end state, or the agent did not tell the user what it had to."),
+    ErrorType("agent_end_state", "agent end state", "Replaying the agent's calls does not reach the expected end state."),
+    ErrorType("agent_unconfirmed", "agent acted unconfirmed", "The agent made a write the user had to confirm before it told the user what it would do and the user answered."),
+    ErrorType("agent_untold", "agent did not tell", "The agent never told the user a fact it had to (only its words to the user count, not its calls or their results)."),
     ErrorType("minefield", "minefield", "The agent made a call that must not happen."),
 )
 CODES: tuple[str, ...] = tuple(error.code for error in ERROR_TYPES)
