@@ -1,16 +1,23 @@
 """How much `callbank check` costs over merely parsing the same YAML with libyaml.
 
-Generates a synthetic corpus of N cases (about 2 KB each) with their specs, then reports in one
-run: check time / CSafeLoader parse time (goal ≤ 1.5), the same at 10×N (goal: linear), and a
-single-file check in a fresh process as pre-commit runs it (goal < 0.5 s).
+Two measures. The whole-process one, on this repository: `python -m validator check` against a
+process that only parses the same files with PyYAML's CSafeLoader, both timed from outside
+(wall clock, and CPU time of the process and its workers from os.wait4), in paired runs, ratio
+printed (goal ≤ 1.5 in wall time); and `validate` against `check` + `exec` run one after the
+other (validate parses once, so it should cost no more). The in-process one, on a synthetic
+corpus of N cases (about 2 KB each) with their specs: check time / parse time (goal ≤ 1.5), the
+same at 10×N (goal: linear), and a single-file check in a fresh process as pre-commit runs it
+(goal < 0.5 s).
 
-    python benchmarks/bench_check.py [--cases 2000]
+    python benchmarks/bench_check.py [--runs 5] [--cases 2000] [--repo-only | --synthetic-only]
 """
 
 from __future__ import annotations
 
 import argparse
+import os
 import shutil
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -114,13 +121,82 @@ def check_time(root: Path) -> tuple[float, int]:
     return time.perf_counter() - start, len(findings)
 
 
+# ----------------------------------------------------------------------------- whole process
+
+# the parse-only process: the same files, read and parsed, nothing else
+PARSE_ONLY = "import sys, yaml\nfor path in open(sys.argv[1], encoding='utf-8').read().splitlines():\n    yaml.load(open(path, 'rb').read().decode('utf-8'), Loader=yaml.CSafeLoader)\n"
+
+
+def timed(command: list[str], cwd: Path) -> tuple[float, float, int]:
+    """Wall seconds, CPU seconds (user + system, with the workers it waited for) and exit code of one process."""
+    start = time.perf_counter()
+    process = subprocess.Popen(command, cwd=cwd, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _, status, usage = os.wait4(process.pid, 0)
+    wall = time.perf_counter() - start
+    process.returncode = os.waitstatus_to_exitcode(status)
+    return wall, usage.ru_utime + usage.ru_stime, process.returncode
+
+
+def callbank(*args: str) -> list[str]:
+    return [sys.executable, "-m", "validator", *args]
+
+
+def whole_process(root: Path, runs: int) -> None:
+    from validator.loading import discover
+
+    files = [str(root / path) for path, _ in discover(root)]
+    load = ", ".join(f"{x:.1f}" for x in os.getloadavg())
+    print(f"whole process on {root} ({len(files)} corpus files, {os.cpu_count()} cores, load average {load}), {runs} paired runs, medians:")
+    with tempfile.NamedTemporaryFile("w", suffix=".txt", encoding="utf-8", delete=False) as listing:
+        listing.write("\n".join(files))
+    try:
+        parse_command = [sys.executable, "-c", PARSE_ONLY, listing.name]
+        pairs = []
+        for _ in range(runs):  # alternated, so a busy moment of the machine hits both sides
+            parse = timed(parse_command, root)
+            check = timed(callbank("check"), root)
+            if parse[2] or check[2]:
+                raise SystemExit(f"parse exited {parse[2]}, check exited {check[2]}: the benchmark needs a clean repository")
+            pairs.append((parse, check))
+        median = statistics.median
+        parse_wall, parse_cpu = median(p[0] for p, _ in pairs), median(p[1] for p, _ in pairs)
+        check_wall, check_cpu = median(c[0] for _, c in pairs), median(c[1] for _, c in pairs)
+        print(f"  parse only  wall {parse_wall:5.2f} s  cpu {parse_cpu:5.2f} s")
+        print(f"  check       wall {check_wall:5.2f} s  cpu {check_cpu:5.2f} s")
+        print(f"  check / parse: wall {median(c[0] / p[0] for p, c in pairs):.2f}  cpu {median(c[1] / p[1] for p, c in pairs):.2f}  (goal: wall ≤ 1.5)")
+        triples = []
+        for _ in range(runs):
+            validate, check, execute = timed(callbank("validate"), root), timed(callbank("check"), root), timed(callbank("exec"), root)
+            triples.append((validate, check, execute))
+        print(f"  validate    wall {median(v[0] for v, _, _ in triples):5.2f} s  cpu {median(v[1] for v, _, _ in triples):5.2f} s")
+        print(f"  check+exec  wall {median(c[0] + e[0] for _, c, e in triples):5.2f} s  cpu {median(c[1] + e[1] for _, c, e in triples):5.2f} s")
+        ratios = (median(v[0] / (c[0] + e[0]) for v, c, e in triples), median(v[1] / (c[1] + e[1]) for v, c, e in triples))
+        print(f"  validate / (check + exec): wall {ratios[0]:.2f}  cpu {ratios[1]:.2f}  (goal: < 1, one parse fewer)")
+    finally:
+        os.unlink(listing.name)
+
+
+# ----------------------------------------------------------------------------- in process, synthetic
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--cases", type=int, default=2000)
+    parser.add_argument("--runs", type=int, default=5, help="paired runs of the whole-process measure")
+    which = parser.add_mutually_exclusive_group()
+    which.add_argument("--repo-only", action="store_true", help="only the whole-process measure on this repository")
+    which.add_argument("--synthetic-only", action="store_true", help="only the in-process measure on a synthetic corpus")
     args = parser.parse_args()
+    if not args.synthetic_only:
+        whole_process(ROOT, args.runs)
+    if not args.repo_only:
+        synthetic(args.cases)
+
+
+def synthetic(cases: int) -> None:
     rows = []
     with tempfile.TemporaryDirectory() as tmp:
-        for n in (args.cases, args.cases * 10):
+        for n in (cases, cases * 10):
             root = Path(tmp) / f"corpus-{n}"
             files = make_corpus(root, n)
             size = sum(f.stat().st_size for f in files) / len(files)
@@ -132,7 +208,7 @@ def main() -> None:
             print(f"N={n:>6}  avg file {size:,.0f} B  parse {parse:6.2f} s  check {check:6.2f} s  check/parse {check / parse:4.2f}")
         (n1, _, _, c1), (n2, _, _, c2) = rows
         print(f"linearity: check({n2}) / check({n1}) = {c2 / c1:.1f} (linear = {n2 / n1:.0f})")
-        one = Path(tmp) / f"corpus-{args.cases}" / "dialogues" / "normal" / "single_turn" / "single" / "synth-000001.yaml"
+        one = Path(tmp) / f"corpus-{cases}" / "dialogues" / "normal" / "single_turn" / "single" / "synth-000001.yaml"
         timings = []
         for _ in range(5):
             start = time.perf_counter()

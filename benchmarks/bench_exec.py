@@ -36,29 +36,30 @@ def timed_run(repo: Path) -> tuple[float, float, int]:
 
 
 def phases(repo: Path) -> dict[str, float | int]:
-    from validator import execution
-    from validator.repo import Repo
-    from validator.sandbox.runtime import Runtime
+    from validator.corpus.index import Corpus
+    from validator.rules.execution_cases import execute_case
+    from validator.rules.execution_context import Execution
+    from validator.rules.execution_scenarios import execute_scenario
 
     began = time.perf_counter()
-    loaded = Repo.load(repo)
+    loaded = Corpus.load(repo)
     loaded_at = time.perf_counter()
-    runtime = Runtime.from_repo(loaded)
+    execution = Execution(loaded)
+    runtime = execution.runtime
     runtime_at = time.perf_counter()
-    report = execution.Report(loaded)
-    for document in loaded.of_kind("case"):
-        execution.execute_case(document, runtime, report, execution.DEFAULT_TIME_LIMIT)
+    for case in loaded.cases.values():
+        list(execute_case(case, execution))
     cases_at = time.perf_counter()
-    for document in loaded.of_kind("scenario"):
-        execution.execute_scenario(document, runtime, report, execution.DEFAULT_TIME_LIMIT)
+    for scenario in loaded.scenarios.values():
+        list(execute_scenario(scenario, execution))
     done = time.perf_counter()
     return {
         "load YAML": loaded_at - began,
         "import sandboxes": runtime_at - loaded_at,
         "cases": cases_at - runtime_at,
         "scenarios": done - cases_at,
-        "n_cases": len(loaded.of_kind("case")),
-        "n_scenarios": len(loaded.of_kind("scenario")),
+        "n_cases": len(loaded.cases),
+        "n_scenarios": len(loaded.scenarios),
         "n_sandboxes": len(runtime.classes),
         "n_apis": sum(len(m) for m in runtime.methods.values()),
     }

@@ -38,16 +38,18 @@ from typing import Any
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from validator.corpus.build import build_checkpoint  # noqa: E402
+from validator.corpus.index import Corpus  # noqa: E402
+from validator.corpus.langs import LANGS  # noqa: E402
+from validator.corpus.records import Checkpoint  # noqa: E402
 from validator.models.render import python_calls  # noqa: E402
 from validator.models.request import first_alternative  # noqa: E402
-from validator.repo import Repo  # noqa: E402
-from validator.scoring.match import ApiSchemas, score_checkpoint  # noqa: E402
+from validator.scoring.match import Specs, score_checkpoint  # noqa: E402
 from validator.scoring.parse import parse_prediction  # noqa: E402
 from validator.scoring.predictions import parse_predictions  # noqa: E402
 from validator.scoring.special import render_special  # noqa: E402
-from validator.scoring.units import checkpoint_answers  # noqa: E402
 
-Item = tuple[dict[str, Any], dict[str, Any], str, str]  # (answer, record, lang, case id)
+Item = tuple[Checkpoint, dict[str, Any], str, str]  # (checkpoint, record, lang, case id)
 
 
 # ----------------------------------------------------------------------------- outputs
@@ -71,26 +73,26 @@ def mutations(calls: list[dict[str, Any]]) -> Iterator[tuple[str, str]]:
     yield "hedged", "[IRRELEVANT]\n" + text
 
 
-def outputs(repo: Repo) -> tuple[list[Item], list[Item]]:
+def outputs(corpus: Corpus) -> tuple[list[Item], list[Item]]:
     """Oracle and mutated records for every checkpoint of the repository's cases."""
     oracle: list[Item] = []
     mutated: list[Item] = []
-    for case_id, case in sorted(repo.cases.items()):
-        for lang in ("en", "zh"):
-            for step, answer in enumerate(checkpoint_answers(case.get(lang))):
-                key = {"id": case_id, "lang": lang, "step": step}
-                if "special" in answer:
-                    text = render_special(dict(answer), lang)
-                    oracle.append((dict(answer), {**key, "output": text}, lang, case_id))
-                    mutated.append((dict(answer), {**key, "output": text + "\n[get_weather(city='Paris')]"}, lang, case_id))
+    for case_id, case in sorted(corpus.cases.items()):
+        for lang in LANGS:
+            for checkpoint in case.dialogues[lang].checkpoints:
+                key = {"id": case_id, "lang": lang, "step": checkpoint.step}
+                if checkpoint.special is not None:
+                    text = render_special(dict(checkpoint.answer), lang)
+                    oracle.append((checkpoint, {**key, "output": text}, lang, case_id))
+                    mutated.append((checkpoint, {**key, "output": text + "\n[get_weather(city='Paris')]"}, lang, case_id))
                     continue
-                calls = first_alternative(answer, lang)
-                oracle.append((dict(answer), {**key, "output": python_calls(calls)}, lang, case_id))
-                mutated.extend((dict(answer), {**key, "output": output}, lang, case_id) for _, output in mutations(calls))
+                calls = first_alternative(checkpoint, lang)
+                oracle.append((checkpoint, {**key, "output": python_calls(calls)}, lang, case_id))
+                mutated.extend((checkpoint, {**key, "output": output}, lang, case_id) for _, output in mutations(calls))
     return oracle, mutated
 
 
-def records_per_second(items: list[Item], schemas: ApiSchemas, target: int) -> tuple[float, int, int]:
+def records_per_second(items: list[Item], schemas: Specs, target: int) -> tuple[float, int, int]:
     """(records per CPU second, records scored, records right) scoring items cyclically."""
     done = right = 0
     start = time.process_time()
@@ -123,9 +125,9 @@ def adversarial_lines(size: int = 1 << 20) -> dict[str, bytes]:
     }
 
 
-def adversarial(schemas: ApiSchemas) -> list[tuple[str, float, str]]:
-    answer = {"calls": [{"api": "send_message", "args": {"receiver": "Li", "content": {"$text": "late"}}}]}
-    special = {"special": "error_param", "api": "api", "params": {"a": -30}}
+def adversarial(schemas: Specs) -> list[tuple[str, float, str]]:
+    answer = build_checkpoint({"calls": [{"api": "send_message", "args": {"receiver": "Li", "content": {"$text": "late"}}}]})
+    special = build_checkpoint({"special": "error_param", "api": "api", "params": {"a": -30}})
     results = []
     for name, raw in adversarial_lines().items():
         start = time.process_time()
@@ -168,16 +170,16 @@ print(json.dumps({"records": len(items), "right": right, "cpu": time.process_tim
 
 
 def bfcl_side_by_side(repo_dir: Path, python: str, target: int) -> None:
-    repo = Repo.load(repo_dir)
-    schemas = ApiSchemas.from_specs(repo.specs)
-    oracle, mutated = outputs(repo)
-    items = [item for item in oracle + mutated if item[3] in repo.cases]
+    corpus = Corpus.load(repo_dir)
+    schemas = corpus.specs
+    oracle, mutated = outputs(corpus)
+    items = [item for item in oracle + mutated if item[3] in corpus.cases]
     ours, done, right = records_per_second(items, schemas, target)
     with tempfile.TemporaryDirectory() as folder:
         paired = Path(folder) / "outputs.jsonl"
         with paired.open("w", encoding="utf-8") as handle:
             for _, record, _, case_id in (items * (target // max(len(items), 1) + 1))[:target]:
-                source = repo.cases[case_id].get("source")
+                source = corpus.cases[case_id].data.get("source")
                 bfcl_id = source.get("id", case_id) if isinstance(source, dict) else case_id
                 handle.write(json.dumps({"bfcl_id": bfcl_id, "output": record["output"]}, ensure_ascii=False) + "\n")
         completed = subprocess.run([python, "-c", _BFCL_LOOP, str(paired)], capture_output=True, text=True, check=True)
@@ -207,9 +209,9 @@ def main() -> None:
     parser.add_argument("--bfcl-repo", type=Path, help="a repository made by `callbank import bfcl`")
     parser.add_argument("--bfcl-python", help="the Python of a virtual environment with bfcl-eval installed")
     args = parser.parse_args()
-    repo = Repo.load(args.repo)
-    schemas = ApiSchemas.from_specs(repo.specs)
-    oracle, mutated = outputs(repo)
+    corpus = Corpus.load(args.repo)
+    schemas = corpus.specs
+    oracle, mutated = outputs(corpus)
     for label, items in (("oracle", oracle), ("mutated", mutated), ("oracle + mutated", oracle + mutated)):
         rate, done, right = records_per_second(items, schemas, args.records)
         print(f"{label:>16}: {rate:,.0f} records/s of CPU time ({done:,} records, {len(items):,} distinct, {right / done:.1%} right)")

@@ -11,8 +11,18 @@ import pytest
 from click.testing import CliRunner
 
 from tests.fixture_repos import REPOS, materialise
-from validator import engine, execution
+from validator import engine
 from validator.cli import cli
+from validator.corpus.build import build_spec
+from validator.corpus.index import Corpus
+from validator.diagnostics import Diagnostic
+from validator.loading import Document
+from validator.rules.execution import signature_problems
+from validator.sandbox.scan import ISOLATION, scan
+
+
+def run_exec(root: Path) -> list[Diagnostic]:
+    return engine.execute(Corpus.load(root))
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -59,7 +69,8 @@ def repo(tmp_path: Path) -> Path:
 def _case(root: Path, name: str, body: dict) -> str:
     path = root / "dialogues" / "normal" / "multi_turn" / "adjust" / f"{name}.yaml"
     path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_text(json.dumps({"id": name, "category": "normal/multi_turn/adjust", "time": "2024-07-15T09:00:00+08:00", **body}, ensure_ascii=False, indent=1))
+    apis = ["check_day", "count_notes", "get_weather", "send_note"]
+    path.write_text(json.dumps({"id": name, "category": "normal/multi_turn/adjust", "apis": apis, "time": "2024-07-15T09:00:00+08:00", **body}, ensure_ascii=False, indent=1))
     return path.relative_to(root).as_posix()
 
 
@@ -75,11 +86,11 @@ COUNT = {"api": "count_notes", "args": {}}
 
 
 def _found(root: Path) -> list[tuple[str, str, str]]:
-    return [(d.code, d.location.path, d.location.pointer) for d in execution.run(root)]
+    return [(d.code, d.location.path, d.location.pointer) for d in run_exec(root)]
 
 
 def test_the_minimal_repository_is_clean(repo: Path) -> None:
-    assert execution.run(repo) == []
+    assert run_exec(repo) == []
 
 
 def test_checkpoints_run_in_order_in_one_session(repo: Path) -> None:
@@ -125,8 +136,9 @@ def test_matchers_are_rendered_before_running(repo: Path) -> None:
 
 def _problems(source: str, spec: dict) -> list[str]:
     namespace: dict = {}
-    exec(source, namespace)  # noqa: S102  (a test-local function definition)
-    return execution.signature_problems(namespace["f"], spec)
+    exec(source, namespace)
+    data = {"name": "f", "domain": "x", "sandbox": "x", "description": {"en": "F.", "zh": "F。"}, "returns": {"type": "object"}, **spec}
+    return signature_problems(namespace["f"], build_spec(Document("specs/x/f.yaml", "api", data, "")))
 
 
 SPEC = {
@@ -134,6 +146,7 @@ SPEC = {
         "type": "object",
         "properties": {"city": {"type": "string"}, "unit": {"type": "string", "default": "celsius"}, "days": {"type": "integer"}},
         "required": ["city"],
+        "additionalProperties": False,
     }
 }
 
@@ -174,14 +187,14 @@ def test_signature_problems(source: str, expected: list[str]) -> None:
     ],
 )
 def test_static_scan(source: str, codes: list[str]) -> None:
-    assert [code for code, _, _ in execution._scan(ast.parse(source))] == codes
+    assert ["EXE014" if breach.kind == ISOLATION else "EXE016" for breach in scan(ast.parse(source))] == codes
 
 
 # ----------------------------------------------------------------------------- the corpus and the CLI
 
 
 def test_the_corpus_executes_cleanly() -> None:
-    found = execution.run(ROOT)
+    found = run_exec(ROOT)
     assert found == [], "\n".join(f"{d.location.path}:{d.location.line}: {d.code} {d.message}" for d in found)
 
 

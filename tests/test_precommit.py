@@ -19,7 +19,7 @@ def test_manifest_and_config_are_valid() -> None:
     assert [h["id"] for h in hooks] == ["callbank-check"]
     assert hooks[0]["language"] == "python"
     config = load_config(str(ROOT / ".pre-commit-config.yaml"))
-    assert [h["id"] for r in config["repos"] for h in r["hooks"]] == ["callbank-check"]
+    assert [h["id"] for r in config["repos"] for h in r["hooks"]] == ["callbank-check", "ruff", "mypy"]
 
 
 def _git(cwd: Path, *args: str) -> None:

@@ -10,8 +10,8 @@ import yaml
 
 from tests.fixture_repos import REPOS, materialise
 from validator import engine
+from validator.corpus.index import Corpus
 from validator.regenerate import stale_tool_results
-from validator.repo import Repo
 
 
 def _set(data: Any, pointer: str, value: Any) -> None:
@@ -23,7 +23,7 @@ def _set(data: Any, pointer: str, value: Any) -> None:
 
 def test_each_stale_result_comes_with_the_value_that_clears_exe017(tmp_path: Path) -> None:
     root = materialise("EXE017", "fail", tmp_path)
-    stale = stale_tool_results(Repo.load(root))
+    stale = stale_tool_results(Corpus.load(root))
     assert [(s.path, s.pointer, s.api) for s in stale] == [
         ("dialogues/normal/multi_turn/adjust/adjust-0001.yaml", "/en/turns/2/tool/0/result", "get_weather")
     ]
@@ -37,19 +37,19 @@ def test_each_stale_result_comes_with_the_value_that_clears_exe017(tmp_path: Pat
         header = text.splitlines()[0]  # the schema line
         path.write_text(header + "\n" + yaml.safe_dump(data, allow_unicode=True, sort_keys=False), encoding="utf-8")
     assert [d.code for d in engine.validate(root)] == []
-    assert stale_tool_results(Repo.load(root)) == []
+    assert stale_tool_results(Corpus.load(root)) == []
 
 
 def test_only_the_selected_files_are_executed(tmp_path: Path) -> None:
     root = materialise("EXE017", "fail", tmp_path)
-    assert stale_tool_results(Repo.load(root), ["dialogues/normal/single_turn/single/single-0001.yaml"]) == []
+    assert stale_tool_results(Corpus.load(root), ["dialogues/normal/single_turn/single/single-0001.yaml"]) == []
 
 
 def test_adding_an_api_leaves_every_recorded_result_as_it_was(tmp_path: Path) -> None:
     """Search results are never recorded, so a new spec cannot make a file nobody touched stale."""
     root = tmp_path / "repo"
     shutil.copytree(REPOS / "retrieval", root)
-    assert stale_tool_results(Repo.load(root)) == [] and engine.validate(root) == []
+    assert stale_tool_results(Corpus.load(root)) == [] and engine.validate(root) == []
     (root / "specs" / "mini" / "get_air_quality.yaml").write_text(
         "# yaml-language-server: $schema=../../schemas/api.schema.json\nname: get_air_quality\ndomain: mini.weather\nspec_only: true\n"
         "description: {en: Air quality index of a city today., zh: 查询某个城市今天的空气质量指数。}\n"
@@ -57,4 +57,4 @@ def test_adding_an_api_leaves_every_recorded_result_as_it_was(tmp_path: Path) ->
         "returns: {type: object}\n",
         encoding="utf-8",
     )
-    assert stale_tool_results(Repo.load(root)) == [] and engine.validate(root) == []
+    assert stale_tool_results(Corpus.load(root)) == [] and engine.validate(root) == []

@@ -8,12 +8,12 @@ from pathlib import Path
 import jsonschema
 import pytest
 
-from validator.schemas import COMMON, SCHEMA_FILES, SchemaSet
+from validator.schemas import COMMON, PREDICTIONS, SCHEMA_FILES, SchemaSet
 
 SCHEMAS = Path(__file__).parents[1] / "schemas"
 
 
-@pytest.mark.parametrize("name", sorted([*SCHEMA_FILES.values(), COMMON]))
+@pytest.mark.parametrize("name", sorted([*SCHEMA_FILES.values(), COMMON, PREDICTIONS]))
 def test_schema_is_valid_against_the_2020_12_meta_schema(name: str) -> None:
     schema = json.loads((SCHEMAS / name).read_text(encoding="utf-8"))
     assert schema["$schema"] == "https://json-schema.org/draft/2020-12/schema"
@@ -21,7 +21,7 @@ def test_schema_is_valid_against_the_2020_12_meta_schema(name: str) -> None:
 
 
 def test_every_schema_file_is_used() -> None:
-    assert {p.name for p in SCHEMAS.glob("*.schema.json")} == {*SCHEMA_FILES.values(), COMMON}
+    assert {p.name for p in SCHEMAS.glob("*.schema.json")} == {*SCHEMA_FILES.values(), COMMON, PREDICTIONS}
 
 
 def test_schema_set_reports_pointer_of_violation() -> None:

@@ -13,11 +13,18 @@ class Location(NamedTuple):
 
 
 class Finding(NamedTuple):
-    """What a rule yields: a message and where in the document it applies."""
+    """What a rule yields: a message and where in the document it applies.
+
+    A finding about another file than the one checked names its ``path``; one about a place
+    that is no JSON pointer (a line of ``sandbox.py``, a YAML syntax error) gives ``line`` and
+    ``column`` itself.
+    """
 
     message: str
     pointer: str = ""
-    path: str | None = None  # set when the finding concerns another file than the one checked
+    path: str | None = None
+    line: int | None = None
+    column: int | None = None
 
 
 class Diagnostic(NamedTuple):

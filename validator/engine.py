@@ -1,30 +1,123 @@
-"""Runs the rule catalog over a repository and places every finding at file:line:col."""
+"""Runs the rule catalog over a corpus and places every finding at file:line:col.
+
+Three stages share it (``validator.rules.registry``): ``check`` — every file, in worker
+processes above ``PARALLEL_THRESHOLD`` files; ``exec`` — the execution rules over a loaded
+corpus, in this process (the sandbox guard and time limit need the main thread); ``review`` —
+the publishing gate's rules. ``--select``/``--ignore`` choose the rules first; then, per file, a
+specific finding replaces the generic schema violation (SCH010) at its place or above it.
+"""
 
 from __future__ import annotations
 
 import gc
 import multiprocessing
 import os
-from collections.abc import Iterable, Sequence
+import re
+from collections.abc import Iterator, Sequence
 from pathlib import Path
+from typing import Any
 
-from validator.diagnostics import Diagnostic, Finding, Location
+from validator.corpus.index import Corpus, LoadedFile
+from validator.corpus.records import SandboxInfo
+from validator.diagnostics import Diagnostic, Finding, Location, escape_pointer_token
 from validator.errors import UserError
-from validator.loading import Document, LoadProblem, discover, load_file
+from validator.loading import Document
 from validator.rules import RULES
-from validator.rules.context import Context
-from validator.rules.registry import rules_for, select_codes
-from validator.schemas import SchemaSet
+from validator.rules.registry import Rule, select_codes, stage_rules
 
-# A schema finding about a missing en/zh side is replaced by DLG001 / SPC005, which say more.
-_MISSING_LANGUAGE = ('"en" is a required property', '"zh" is a required property')
+GENERIC = "SCH010"
+PARALLEL_THRESHOLD = 400  # below this many files, starting workers costs more than it saves
+# loaded in the parent before the workers start: every rule may consult specs and states
+SHARED_KINDS = ("api", "state")
+_REQUIRED = re.compile(r'^"(?P<name>(?:[^"\\]|\\.)*)" is a required property')
 
 
-def _target_paths(root: Path, paths: Sequence[str] | None, every: list[tuple[str, str]]) -> set[str] | None:
+# ----------------------------------------------------------------------------- placing findings
+
+
+def place(path: str, document: Document | None, code: str, finding: Finding) -> Diagnostic:
+    """A finding of rule code about the file at path, as a diagnostic at file:line:col.
+
+    A finding about another file names its line itself (or none): positions are only looked up
+    in the document the rule was given."""
+    target = finding.path or path
+    if target != path or finding.line is not None or finding.column is not None:
+        line, column = finding.line, finding.column  # another file, or a place no pointer names
+    else:
+        line, column = document.locate(finding.pointer) if document is not None else (None, None)
+    return Diagnostic(code, RULES[code].name, finding.message, Location(target, line, column, finding.pointer))
+
+
+def mask(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    """Drop the generic schema findings a specific finding explains.
+
+    A schema finding at pointer q is replaced by a specific finding of the same file at q or
+    below it (at the root only by one at the root); a missing required property ``k`` of q also
+    by a specific finding at ``q/k`` or below, so a missing language side is DLG001's.
+    """
+    if not any(d.code == GENERIC for d in diagnostics):
+        return diagnostics
+    specific: dict[str, list[str]] = {}
+    for d in diagnostics:
+        if d.code != GENERIC:
+            specific.setdefault(d.location.path, []).append(d.location.pointer)
+
+    def covered(d: Diagnostic) -> bool:
+        pointers = specific.get(d.location.path, [])
+        q = d.location.pointer
+        if any(p == q or (q and p.startswith(q + "/")) for p in pointers):
+            return True
+        missing = _REQUIRED.match(d.message)
+        if missing is None:
+            return False
+        subject = f"{q}/{escape_pointer_token(missing['name'])}"
+        return any(p == subject or p.startswith(subject + "/") for p in pointers)
+
+    return [d for d in diagnostics if d.code != GENERIC or not covered(d)]
+
+
+# ----------------------------------------------------------------------------- rules by target
+
+
+class RuleSet:
+    """The selected rules of a stage, by what they receive."""
+
+    def __init__(self, rules: Sequence[Rule]) -> None:
+        self.rules = list(rules)
+        self.codes = frozenset(r.code for r in rules)
+
+    def subjects(self, loaded: LoadedFile) -> Iterator[tuple[Rule, Any]]:
+        """(rule, what it receives) for every rule that applies to a loaded file."""
+        for rule in self.rules:
+            for target in rule.on:
+                if target == "file" and loaded.kind in rule.kinds:
+                    yield rule, loaded
+                elif target == "document" and loaded.kind in rule.kinds and loaded.document is not None:
+                    yield rule, loaded.document
+                elif isinstance(target, type) and isinstance(loaded.record, target):
+                    yield rule, loaded.record
+
+    def of(self, target: type) -> list[Rule]:
+        return [r for r in self.rules if target in r.on]
+
+
+def run_rules(rules: Sequence[Rule], subject: Any, context: Any, path: str, document: Document | None) -> list[Diagnostic]:
+    return [place(path, document, rule.code, finding) for rule in rules for finding in rule.check(subject, context)]
+
+
+def check_file(corpus: Corpus, loaded: LoadedFile, rules: RuleSet) -> list[Diagnostic]:
+    found = [place(loaded.path, loaded.document, rule.code, finding) for rule, subject in rules.subjects(loaded) for finding in rule.check(subject, corpus)]
+    return mask(found)
+
+
+# ----------------------------------------------------------------------------- check
+
+
+def _target_paths(root: Path, paths: Sequence[str] | None, corpus: Corpus) -> set[str] | None:
     """Repo-relative corpus files named by paths (files or folders); None means everything."""
     if not paths:
         return None
-    known = {p for p, _ in every}
+    known = set(corpus.kinds)
     targets: set[str] = set()
     for raw in paths:
         full = Path(raw)
@@ -43,137 +136,124 @@ def _target_paths(root: Path, paths: Sequence[str] | None, every: list[tuple[str
     return targets
 
 
-def build_context(root: Path, every: list[tuple[str, str]], specs: Iterable[Document], unreadable: frozenset[str] = frozenset()) -> Context:
-    spec_paths: dict[str, list[str]] = {}
-    spec_data: dict[str, dict] = {}
-    for document in specs:
-        name = document.data.get("name") if isinstance(document.data, dict) else None
-        if isinstance(name, str):
-            spec_paths.setdefault(name, []).append(document.path)
-            spec_data.setdefault(name, document.data)
-    id_paths: dict[str, list[str]] = {}
-    for path, kind in every:
-        if kind in ("case", "scenario"):
-            id_paths.setdefault(path.rsplit("/", 1)[-1].rsplit(".", 1)[0], []).append(path)
-    base = root / "sandboxes"
-    sandboxes = frozenset(p.name for p in base.iterdir() if p.is_dir() and not p.name.startswith((".", "_"))) if base.is_dir() else frozenset()
-    return Context(root, spec_data, spec_paths, id_paths, sandboxes, SchemaSet(root), unreadable_specs=unreadable)
+# what a worker sends back of a file it loaded, for `validate` to adopt: no second parse
+Transfer = tuple[str, str, Any, "str | None", tuple[Any, ...], tuple[tuple[str, str], ...]]
 
 
-def _place(document: Document | None, path: str, code: str, finding: Finding) -> Diagnostic:
-    rule = RULES[code]
-    if finding.path is not None and finding.path != path:
-        return Diagnostic(code, rule.name, finding.message, Location(finding.path, None, None, finding.pointer))
-    line, column = document.locate(finding.pointer) if document is not None else (None, None)
-    return Diagnostic(code, rule.name, finding.message, Location(path, line, column, finding.pointer))
+def _transfer(loaded: LoadedFile) -> Transfer:
+    document = loaded.document
+    return (loaded.path, loaded.kind, document.data if document else None, document.text if document else None, loaded.problems, loaded.schema_errors)
 
 
-def check_document(document: Document, context: Context) -> list[Diagnostic]:
-    specific: list[Diagnostic] = []
-    general: list[Diagnostic] = []
-    for rule in rules_for(document.kind):
-        for finding in rule.check(document, context):  # type: ignore[misc]
-            if rule.code == "SCH010" and finding.message.startswith(_MISSING_LANGUAGE):
-                continue
-            (general if rule.code == "SCH010" else specific).append(_place(document, document.path, rule.code, finding))
-    covered = [d.location.pointer for d in specific if d.location.path == document.path]
-    kept = [
-        d
-        for d in general
-        if not any(p == d.location.pointer or (d.location.pointer and p.startswith(d.location.pointer + "/")) for p in covered)
-    ]
-    return specific + kept
+def _check_files(corpus: Corpus, paths: Sequence[str], rules: RuleSet, keep: bool) -> tuple[list[Diagnostic], list[Transfer]]:
+    diagnostics: list[Diagnostic] = []
+    kept: list[Transfer] = []
+    for path in paths:
+        shared = path in corpus.files
+        loaded = corpus.load_file(path)
+        diagnostics.extend(check_file(corpus, loaded, rules))
+        if keep and not shared:
+            kept.append(_transfer(loaded))
+    return diagnostics, kept
 
 
-def check(root: Path, paths: Sequence[str] | None = None, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Diagnostic]:
-    """Every rule finding for the repository (or the named files), sorted by place."""
-    # Thousands of live node trees make the cyclic GC rescan the heap over and over (check
-    # time grew faster than the corpus); nothing built here is cyclic, so pause it.
+# Set in forked worker processes only: what they inherit from the parent (never pickled).
+_WORKER_STATE: tuple[Corpus, RuleSet, bool] | None = None
+
+
+def _init_worker(corpus: Corpus, rules: RuleSet, keep: bool) -> None:
+    global _WORKER_STATE  # noqa: PLW0603  (each forked worker receives its state once, from the pool)
+    gc.disable()
+    _WORKER_STATE = (corpus, rules, keep)
+
+
+def _work(paths: list[str]) -> tuple[list[Diagnostic], list[Transfer]]:
+    assert _WORKER_STATE is not None
+    corpus, rules, keep = _WORKER_STATE
+    return _check_files(corpus, paths, rules, keep)
+
+
+def _check_parallel(corpus: Corpus, paths: list[str], rules: RuleSet, keep: bool) -> list[Diagnostic]:
+    workers = min(os.cpu_count() or 1, 8)
+    if workers < 2 or len(paths) < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
+        return _check_files(corpus, paths, rules, keep)[0]
+    for kind in corpus.schemas.kinds():
+        corpus.schemas.validator(kind)  # compiled once, inherited by every worker
+    chunks = [paths[i::workers] for i in range(workers)]
+    diagnostics: list[Diagnostic] = []
+    with multiprocessing.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(corpus, rules, keep)) as pool:
+        for found, kept in pool.map(_work, chunks):
+            diagnostics.extend(found)
+            for transfer in kept:
+                corpus.adopt(*transfer)
+    return diagnostics
+
+
+def _check(corpus: Corpus, paths: Sequence[str] | None, rules: RuleSet, keep: bool) -> list[Diagnostic]:
+    for path, kind in corpus.discovered:
+        if kind in SHARED_KINDS:
+            corpus.load_file(path)
+    targets = _target_paths(corpus.root, paths, corpus)
+    files = [p for p, _ in corpus.discovered if targets is None or p in targets]
+    diagnostics = _check_parallel(corpus, files, rules, keep)
+    touched = corpus.sandbox_names if targets is None else {p.split("/")[1] for p in targets if p.startswith("sandboxes/")}
+    sandbox_rules = rules.of(SandboxInfo)
+    for name, sandbox in corpus.sandboxes.items():
+        if name in touched:
+            diagnostics.extend(run_rules(sandbox_rules, sandbox, corpus, sandbox.folder, None))
+    return diagnostics
+
+
+def _paused_gc(function: Any, *args: Any) -> Any:
+    # Thousands of live documents make the cyclic GC rescan the heap over and over (check time
+    # grew faster than the corpus); nothing built here is cyclic, so pause it.
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return _check(Path(root), paths, select, ignore)
+        return function(*args)
     finally:
         if enabled:
             gc.enable()
 
 
-PARALLEL_THRESHOLD = 400  # below this many files, starting workers costs more than it saves
+def check(root: Path, paths: Sequence[str] | None = None, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Diagnostic]:
+    """Every rule finding for the repository (or the named files), sorted by place."""
+    rules = RuleSet(stage_rules("check", select_codes(tuple(select), tuple(ignore))))
+    corpus = Corpus(Path(root))
+    found: list[Diagnostic] = _paused_gc(_check, corpus, paths, rules, False)
+    return sorted(found, key=lambda d: d.sort_key)
 
 
-def _load_problems(path: str, problems: list[LoadProblem]) -> list[Diagnostic]:
-    return [Diagnostic(p.code, RULES[p.code].name, p.message, Location(path, p.line, p.column, "")) for p in problems]
-
-
-def _check_files(root: Path, files: Sequence[tuple[str, str]], context: Context, specs: dict[str, Document]) -> list[Diagnostic]:
-    diagnostics: list[Diagnostic] = []
-    for path, kind in files:
-        document = specs.get(path)
-        if document is None and kind == "api":
-            continue  # a spec that failed to load was reported by the first pass
-        if document is None:
-            document, problems = load_file(root, path, kind)
-            diagnostics.extend(_load_problems(path, problems))
-        if document is not None:
-            diagnostics.extend(check_document(document, context))
-    return diagnostics
-
-
-# Set in forked worker processes only: the context they inherit from the parent (never pickled).
-_WORKER_STATE: tuple[Path, Context, dict[str, Document]] | None = None
-
-
-def _init_worker(root: Path, context: Context, specs: dict[str, Document]) -> None:
-    global _WORKER_STATE
-    gc.disable()
-    _WORKER_STATE = (root, context, specs)
-
-
-def _work(files: list[tuple[str, str]]) -> list[Diagnostic]:
-    assert _WORKER_STATE is not None
-    return _check_files(_WORKER_STATE[0], files, _WORKER_STATE[1], _WORKER_STATE[2])
-
-
-def _check_parallel(root: Path, files: list[tuple[str, str]], context: Context, specs: dict[str, Document]) -> list[Diagnostic]:
-    workers = min(os.cpu_count() or 1, 8)
-    if workers < 2 or len(files) < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
-        return _check_files(root, files, context, specs)
-    chunks = [files[i::workers] for i in range(workers)]
-    with multiprocessing.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(root, context, specs)) as pool:
-        return [d for part in pool.map(_work, chunks) for d in part]
-
-
-def _check(root: Path, paths: Sequence[str] | None, select: Sequence[str], ignore: Sequence[str]) -> list[Diagnostic]:
-    every = discover(root)
-    targets = _target_paths(root, paths, every)
-    diagnostics: list[Diagnostic] = []
-    specs: dict[str, Document] = {}
-    for path, kind in every:
-        if kind == "api":
-            document, problems = load_file(root, path, kind)
-            if targets is None or path in targets:
-                diagnostics.extend(_load_problems(path, problems))
-            if document is not None:
-                specs[path] = document
-    unreadable = frozenset(p.rsplit("/", 1)[-1].rsplit(".", 1)[0] for p, k in every if k == "api" and p not in specs)
-    context = build_context(root, every, specs.values(), unreadable)
-    files = [(p, k) for p, k in every if targets is None or p in targets]
-    diagnostics.extend(_check_parallel(root, files, context, specs))
-    touched = {p.split("/")[1] for p in (targets if targets is not None else {f"sandboxes/{n}/" for n in context.sandboxes}) if p.startswith("sandboxes/")}
-    for name in sorted(touched & context.sandboxes):
-        for rule in rules_for("sandbox"):
-            for finding in rule.check(name, context):  # type: ignore[misc]
-                diagnostics.append(_place(None, f"sandboxes/{name}", rule.code, finding))
+def validate(root: Path, select: Sequence[str] = (), ignore: Sequence[str] = (), corpus: Corpus | None = None) -> list[Diagnostic]:
+    """`check` then, when the rule checks are clean, `exec` on the same loaded corpus (every file
+    is parsed once; a corpus already loaded by the caller is not parsed again)."""
     wanted = select_codes(tuple(select), tuple(ignore))
-    return sorted((d for d in diagnostics if wanted(d.code)), key=lambda d: d.sort_key)
+    corpus = corpus if corpus is not None else Corpus(Path(root))
+    found: list[Diagnostic] = _paused_gc(_check, corpus, None, RuleSet(stage_rules("check", wanted)), True)
+    if found:
+        return sorted(found, key=lambda d: d.sort_key)
+    return execute(corpus, select, ignore)
 
 
-def validate(root: Path, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Diagnostic]:
-    """`check` then, when the rule checks are clean, `exec` (execution needs well-formed files)."""
-    diagnostics = check(root, None, select, ignore)
-    if diagnostics:
-        return diagnostics
-    from validator import execution  # imported here: `check` alone never loads the sandbox runtime
+# ----------------------------------------------------------------------------- exec and review
 
-    wanted = select_codes(tuple(select), tuple(ignore))
-    return sorted((d for d in execution.run(Path(root)) if wanted(d.code)), key=lambda d: d.sort_key)
+
+def execute(corpus: Corpus, select: Sequence[str] = (), ignore: Sequence[str] = (), time_limit: float | None = None) -> list[Diagnostic]:
+    """Every execution finding for a loaded corpus, sorted by place."""
+    from validator.rules.execution_context import DEFAULT_TIME_LIMIT, Execution
+
+    rules = RuleSet(stage_rules("exec", select_codes(tuple(select), tuple(ignore))))
+    execution = Execution(corpus, DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
+    found: list[Diagnostic] = []
+    for sandbox in corpus.sandboxes.values():
+        found.extend(run_rules(rules.of(type(sandbox)), sandbox, execution, sandbox.folder, None))
+    for loaded in corpus.loaded():
+        found.extend(place(loaded.path, loaded.document, rule.code, finding) for rule, subject in rules.subjects(loaded) for finding in rule.check(subject, execution))
+    return sorted(set(found), key=lambda d: d.sort_key)
+
+
+def review(corpus: Corpus, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Diagnostic]:
+    """Every finding of the review gate's rules (REV), sorted by place."""
+    rules = RuleSet(stage_rules("review", select_codes(tuple(select), tuple(ignore))))
+    found = [d for loaded in corpus.loaded() for d in check_file(corpus, loaded, rules)]
+    return sorted(found, key=lambda d: d.sort_key)

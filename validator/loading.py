@@ -1,10 +1,11 @@
 """Hardened YAML loading: libyaml composes nodes, we build plain JSON-like data from them.
 
-Building the values ourselves (instead of PyYAML's constructor) lets one pass both reject the
-YAML features a benchmark must never silently accept (duplicate keys, aliases, YAML 1.1
-booleans and sexagesimal numbers, non-string keys) and keep the node tree, so any finding can
-be traced back to ``file:line:col`` from a JSON pointer without a position map being built for
-documents that have no finding.
+Building the values ourselves (instead of PyYAML's constructor) lets one pass reject the YAML
+features a benchmark must never silently accept (duplicate keys, YAML 1.1 booleans and
+sexagesimal numbers, non-string keys, explicit tags); anchors and aliases are refused before
+building. The node tree is dropped once built: a finding's JSON pointer is traced back to
+``file:line:col`` by recomposing that one file (:meth:`Document.locate`), so documents without
+findings never pay for a position map.
 """
 
 from __future__ import annotations
@@ -29,7 +30,7 @@ MAX_DEPTH = 64  # nesting levels; the deepest real file has 10, every rule recur
 _MEASURE_DEPTH_ABOVE = 1000
 # flow brackets, plus two levels per column of block indentation ("- - - x" nests too)
 _MANY_BRACKETS = _MEASURE_DEPTH_ABOVE // 2
-_LONG_LINE_PREFIX = re.compile(r"^[ \t?:-]{%d}" % (_MEASURE_DEPTH_ABOVE // 4), re.MULTILINE)
+_LONG_LINE_PREFIX = re.compile(rf"^[ \t?:-]{{{_MEASURE_DEPTH_ABOVE // 4}}}", re.MULTILINE)
 SCHEMA_COMMENT = re.compile(r"^# yaml-language-server: \$schema=(?P<target>\S+)\s*$")
 
 _TAG = "tag:yaml.org,2002:"
@@ -110,18 +111,14 @@ class _Builder:
 
     def __init__(self) -> None:
         self.problems: list[LoadProblem] = []
-        self._seen: set[int] = set()
         self._depth = 0
 
     def problem(self, code: str, message: str, node: Node) -> None:
         self.problems.append(LoadProblem(code, message, node.start_mark.line + 1, node.start_mark.column + 1))
 
     def build(self, node: Node) -> Any:
-        if id(node) in self._seen:
-            # libyaml resolves an alias to the very node its anchor named
-            self.problem("SCH003", "aliases (*name) are not allowed; write the value out in full", node)
-            return None
-        self._seen.add(id(node))
+        # anchors and aliases never reach the builder (load_text refuses them first), so every
+        # node is built once
         if isinstance(node, ScalarNode):
             return self.scalar(node)
         self._depth += 1
@@ -236,7 +233,7 @@ def _too_deep(text: str) -> tuple[int, int] | None:
             event = loader.get_event()
             if isinstance(event, (yaml.SequenceStartEvent, yaml.MappingStartEvent)):
                 depth += 1
-                if depth > MAX_DEPTH:
+                if depth > MAX_DEPTH and event.start_mark is not None:
                     return (event.start_mark.line + 1, event.start_mark.column + 1)
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 depth -= 1
@@ -253,7 +250,7 @@ def _has_anchor(text: str) -> tuple[int, int] | None:
     try:
         while loader.check_event():
             event = loader.get_event()
-            if getattr(event, "anchor", None):
+            if event is not None and getattr(event, "anchor", None) and event.start_mark is not None:
                 return (event.start_mark.line + 1, event.start_mark.column + 1)
     finally:
         loader.dispose()
@@ -339,6 +336,8 @@ def load_file(root: Path, path: str, kind: str) -> tuple[Document | None, list[L
 # ----------------------------------------------------------------------------- discovery
 
 CORPUS_ROOTS = ("specs", "dialogues", "sandboxes", "review")
+# every kind of file discovery finds; "unknown" is a YAML file where no corpus document belongs
+CORPUS_KINDS = ("api", "case", "scenario", "state", "judges", "review-record", "unknown")
 
 
 def kind_of(path: str) -> str | None:

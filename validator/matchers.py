@@ -12,6 +12,7 @@ import math
 from collections.abc import Iterator
 from typing import Any
 
+from validator.corpus.langs import LANGS
 from validator.diagnostics import join_pointer
 from validator.linear_regex import RegexError, compile_regex
 from validator.textnorm import contains_phrase, fold_free_text, folded_free_text, normalize_text, normalized_text
@@ -44,7 +45,6 @@ MATCHER_KEYS = {
     "$literal": set(),
     "$lang": set(),
 }
-LANGS = ("en", "zh")
 
 
 def is_matcher(value: Any) -> bool:
@@ -210,16 +210,14 @@ def _concrete(value: Any, lang: str | None) -> Iterator[Any]:
     if not is_matcher(value):
         keys = list(value)
         for combo in _product([list(_concrete(value[k], lang)) for k in keys], list):
-            yield dict(zip(keys, combo))
+            yield dict(zip(keys, combo, strict=True))
         return
     kind = matcher_kind(value)
     body: Any = value.get(kind) if kind else None
     if kind == "$any":
         for option in body:
             yield from _concrete(option, lang)
-    elif kind == "$optional":
-        yield from _concrete(body, lang)
-    elif kind == "$unordered":
+    elif kind == "$optional" or kind == "$unordered":
         yield from _concrete(body, lang)
     elif kind == "$lang":
         for code in (lang,) if lang else LANGS:
@@ -289,7 +287,7 @@ def matches(expected: Any, actual: Any, lang: str | None = None, schema: Any = N
         if type(actual) is not list or len(actual) != len(expected):
             return False
         items = schema.get("items") if isinstance(schema, dict) else None
-        return all(matches(e, a, lang, items) for e, a in zip(expected, actual))
+        return all(matches(e, a, lang, items) for e, a in zip(expected, actual, strict=True))
     if kind is int or kind is float:
         return (type(actual) is int or type(actual) is float) and expected == actual
     if kind is bool:
@@ -362,7 +360,7 @@ def literal_equal(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
         return type(a) is type(b) and a == b
     if isinstance(a, list):
-        return isinstance(b, list) and len(a) == len(b) and all(literal_equal(x, y) for x, y in zip(a, b))
+        return isinstance(b, list) and len(a) == len(b) and all(literal_equal(x, y) for x, y in zip(a, b, strict=True))
     if isinstance(a, dict):
         return isinstance(b, dict) and a.keys() == b.keys() and all(literal_equal(a[k], b[k]) for k in a)
     return bool(a == b)

@@ -13,19 +13,19 @@ its answer key is only defensible when
   (Wi-Fi off before a text). Two independent calls in one request are a parallel case.
 
 The calls run in a fresh session of the case's sandboxes under its ``time`` and ``state``, as in
-``callbank exec`` and ``callbank run``. Findings come back as data; ``validator.execution``
-places them.
+``callbank exec`` and ``callbank run``. Findings come back as data; the rules EXE018 and EXE019
+(``validator.rules.execution``) report them.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator
 from typing import Any, NamedTuple
 
 from validator import matchers
-from validator.diagnostics import join_pointer
-from validator.rules.answers import alternatives, checkpoints, sides, user_text
+from validator.corpus.records import Calls, Case, Dialogue
+from validator.sandbox.runtime import Runtime, Session
 from validator.toolsearch import DEFAULT_TOP_K, SEARCH_API, found_names, is_retrieval, reference_query
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
@@ -38,60 +38,58 @@ class RetrievalFinding(NamedTuple):
     lang: str
 
 
-def check_retrieval_case(data: Any, runtime: Any, time_limit: float | None) -> Iterator[RetrievalFinding]:
+def check_retrieval_case(case: Case, runtime: Runtime, time_limit: float | None) -> Iterator[RetrievalFinding]:
     """EXE018 and EXE019 for one case (nothing for a case outside retrieval)."""
-    if not isinstance(data, dict) or not is_retrieval(data.get("category")):
+    if not is_retrieval(case.category):
         return
     search_sandbox = runtime.sandbox_of(SEARCH_API)
     if search_sandbox is None:
         return  # REF001 / EXE001 report a catalog without a runnable search
     searcher = runtime.session([search_sandbox], time_limit=time_limit)
-    plan = data.get("category") == "retrieval/plan"
-    for lang, turns in sides(data):
-        for index, answer in checkpoints(turns):
-            options = alternatives(answer, join_pointer(lang, "turns", index, "expect"))
-            yield from _findable(options, runtime, searcher, lang)
-            if plan and options:
-                yield from _depends(data, options[0], turns, runtime, lang, time_limit)
+    plan = case.category == "retrieval/plan"
+    for lang, dialogue in case.dialogues.items():
+        for checkpoint in dialogue.checkpoints:
+            yield from _findable(checkpoint.alternatives, runtime, searcher, lang)
+            if plan and checkpoint.alternatives:
+                yield from _depends(case, checkpoint.alternatives[0], dialogue, runtime, lang, time_limit)
 
 
-def _findable(options: list[tuple[list[Any], str]], runtime: Any, searcher: Any, lang: str) -> Iterator[RetrievalFinding]:
+def _findable(options: tuple[Calls, ...], runtime: Runtime, searcher: Session, lang: str) -> Iterator[RetrievalFinding]:
     seen: set[str] = set()
-    for calls, pointer in options:
-        for j, call in enumerate(calls):
-            api = call.get("api") if isinstance(call, dict) else None
-            if not isinstance(api, str) or api in seen or api == SEARCH_API:
+    for alternative in options:
+        for call in alternative.calls:
+            api = call.api
+            if api in seen or api == SEARCH_API:
                 continue
             spec = runtime.specs.get(api)
-            if not isinstance(spec, Mapping):
+            if spec is None:
                 continue
             seen.add(api)
-            query = reference_query(spec, lang)
+            query = reference_query(spec.document.data, lang)
             returned = found_names(searcher.call(SEARCH_API, {"query": query}, lang))
             if api not in returned:
                 shown = ", ".join(returned) or "nothing"
                 yield RetrievalFinding(
                     "EXE018",
-                    pointer + join_pointer(j, "api"),
+                    call.pointer + "/api",
                     f"searching for {api} by the first sentence of its {lang} description ({query[:80]!r}) returns {shown}, "
                     f"not {api} within the top {DEFAULT_TOP_K}; make that sentence say plainly what {api} does (and how it differs from those)",
                     lang,
                 )
 
 
-def _depends(data: Mapping[str, Any], option: tuple[list[Any], str], turns: list[Any], runtime: Any, lang: str, time_limit: float | None) -> Iterator[RetrievalFinding]:
-    calls, pointer = option
-    rendered = [{"api": c.get("api"), "args": matchers.render(c.get("args") or {}, lang)} for c in calls if isinstance(c, dict)]
-    if len(rendered) < 2 or not all(isinstance(c["api"], str) and runtime.runnable(c["api"]) for c in rendered):
+def _depends(case: Case, option: Calls, dialogue: Dialogue, runtime: Runtime, lang: str, time_limit: float | None) -> Iterator[RetrievalFinding]:
+    pointer = option.pointer
+    rendered = [{"api": c.api, "args": matchers.render(c.args, lang)} for c in option.calls]
+    if len(rendered) < 2 or not all(runtime.runnable(c["api"]) for c in rendered):
         return  # EXE005 / REF003 report calls that cannot run
-    patch = data.get("state") if isinstance(data.get("state"), dict) else None
-    clock = data.get("time") if isinstance(data.get("time"), str) else None
-    names = sorted({runtime.sandbox_of(c["api"]) for c in rendered})
+    patch, clock = case.state, case.time
+    names = sorted({runtime.sandbox_of(c["api"]) or "" for c in rendered})
     session = runtime.session(names, patch, clock, time_limit)
     outcomes = [session.run(c["api"], c["args"], lang) for c in rendered]
     if not all(outcome.ok for outcome in outcomes):
         return  # EXE005 reports the failing call
-    said = matchers.normalize_text(user_text(turns))
+    said = matchers.normalize_text(dialogue.user_text())
     for j in range(1, len(rendered)):
         earlier = _Values([outcome.observation for outcome in outcomes[:j]])
         if any(earlier.holds(value) and not _said(value, said) for value in _leaf_values(rendered[j]["args"])):
@@ -117,7 +115,7 @@ def _leaf_values(value: Any) -> Iterator[str | int | float]:
     elif isinstance(value, list):
         for item in value:
             yield from _leaf_values(item)
-    elif isinstance(value, str) and value.strip() or isinstance(value, (int, float)) and not isinstance(value, bool):
+    elif (isinstance(value, str) and value.strip()) or (isinstance(value, (int, float)) and not isinstance(value, bool)):
         yield value
 
 

@@ -17,6 +17,7 @@ SCHEMA_FILES = {
     "review-record": "review-record.schema.json",
 }
 COMMON = "common.schema.json"
+PREDICTIONS = "predictions.schema.json"  # not a corpus document: a line of a predictions file
 BASE_URI = "https://callbank.dev/schemas/"
 
 
@@ -29,10 +30,6 @@ def schemas_dir(root: Path | None = None) -> Path:
     return shipped if shipped.is_dir() else package.parent / "schemas"
 
 
-def load_schema(name: str, root: Path | None = None) -> dict[str, Any]:
-    return json.loads((schemas_dir(root) / name).read_text(encoding="utf-8"))
-
-
 class SchemaSet:
     """Compiled validators by document kind."""
 
@@ -41,6 +38,9 @@ class SchemaSet:
         common = json.loads((self.directory / COMMON).read_text(encoding="utf-8"))
         self._registry = jsonschema_rs.Registry([(BASE_URI + COMMON, common)])
         self._validators: dict[str, Any] = {}
+
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(SCHEMA_FILES)
 
     def validator(self, kind: str) -> Any:
         if kind not in self._validators:
@@ -58,6 +58,12 @@ class SchemaSet:
             pointer = "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in error.instance_path)
             found.append((error.message, pointer))
         return found
+
+
+def load_predictions_schema() -> dict[str, Any]:
+    """The schema of a prediction record (docs/predictions.md), as shipped with the package."""
+    schema: dict[str, Any] = json.loads((schemas_dir() / PREDICTIONS).read_text(encoding="utf-8"))
+    return schema
 
 
 def schema_comment_target(path: str, kind: str) -> str:

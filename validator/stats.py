@@ -5,9 +5,8 @@ from __future__ import annotations
 from collections import Counter
 from typing import Any
 
-from validator.repo import Repo
-
-LANGS = ("en", "zh")
+from validator.corpus.index import Corpus
+from validator.corpus.langs import LANGS
 
 
 def _distribution(values: list[int]) -> dict[str, float | int]:
@@ -16,41 +15,30 @@ def _distribution(values: list[int]) -> dict[str, float | int]:
     return {"count": len(values), "min": min(values), "mean": round(sum(values) / len(values), 2), "max": max(values)}
 
 
-def corpus_stats(repo: Repo) -> dict[str, Any]:
+def corpus_stats(corpus: Corpus) -> dict[str, Any]:
     """Counts per category × language, APIs per domain, calls per checkpoint, arguments per call, turns per dialogue."""
     categories: Counter[tuple[str, str]] = Counter()
     calls_per_checkpoint: list[int] = []
     args_per_call: list[int] = []
     turns_per_dialogue: list[int] = []
     checkpoints_per_dialogue: list[int] = []
-    for case in repo.cases.values():
-        category = str(case.get("category", "?"))
-        for lang in LANGS:
-            side = case.get(lang)
-            if not isinstance(side, dict) or not isinstance(side.get("turns"), list):
-                continue
-            categories[(category, lang)] += 1
-            turns = side["turns"]
-            turns_per_dialogue.append(len(turns))
-            expects = [t["expect"] for t in turns if isinstance(t, dict) and "expect" in t]
-            checkpoints_per_dialogue.append(len(expects))
-            for answer in expects:
-                calls = answer.get("calls") if isinstance(answer, dict) else None
-                if calls is None and isinstance(answer, dict) and isinstance(answer.get("one_of"), list) and answer["one_of"]:
-                    calls = answer["one_of"][0].get("calls")
-                if isinstance(calls, list):
-                    calls_per_checkpoint.append(len(calls))
-                    args_per_call.extend(len(c.get("args") or {}) for c in calls if isinstance(c, dict))
-    for scenario in repo.scenarios.values():
-        category = f"agent/{scenario.get('mode', '?')}"
-        for lang in LANGS:
-            if isinstance(scenario.get("user"), dict) and lang in scenario["user"]:
-                categories[(category, lang)] += 1
+    for case in corpus.cases.values():
+        for lang, dialogue in case.dialogues.items():
+            categories[(case.category, lang)] += 1
+            turns_per_dialogue.append(len(dialogue.turns))
+            checkpoints_per_dialogue.append(len(dialogue.checkpoints))
+            for checkpoint in dialogue.checkpoints:
+                if checkpoint.alternatives:
+                    calls_per_checkpoint.append(len(checkpoint.first))
+                    args_per_call.extend(len(call.args) for call in checkpoint.first)
+    for scenario in corpus.scenarios.values():
+        for lang in scenario.user:
+            categories[(scenario.category, lang)] += 1
     domains: Counter[str] = Counter()
     runnable = spec_only = 0
-    for spec in repo.specs.values():
-        domains[str(spec.get("domain", "?")).split(".")[0]] += 1
-        if spec.get("spec_only"):
+    for spec in corpus.specs.values():
+        domains[spec.domain.split(".")[0]] += 1
+        if spec.spec_only:
             spec_only += 1
         else:
             runnable += 1
@@ -63,8 +51,8 @@ def corpus_stats(repo: Repo) -> dict[str, Any]:
         "arguments_per_call": _distribution(args_per_call),
         "turns_per_dialogue": _distribution(turns_per_dialogue),
         "checkpoints_per_dialogue": _distribution(checkpoints_per_dialogue),
-        "sandboxes": len(repo.sandbox_names()),
-        "scenarios": len(repo.scenarios),
+        "sandboxes": len(corpus.sandbox_names),
+        "scenarios": len(corpus.scenarios),
     }
 
 

@@ -23,7 +23,7 @@ import unicodedata
 from typing import Any
 
 from validator.sandbox.base import ApiError, Sandbox
-from validator.spec_render import localize
+from validator.corpus.schemawalk import localize
 
 _WORD = re.compile(r"[a-z0-9]+")
 _CJK_RUN = re.compile(r"[\u3400-\u4dbf\u4e00-\u9fff\uf900-\ufaff]+")

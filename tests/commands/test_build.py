@@ -9,8 +9,8 @@ from click.testing import CliRunner
 
 from tests.hub.helpers import copy_fixture
 from validator.cli import cli
-from validator.hub.gates import case_content_hash
-from validator.repo import Repo
+from validator.corpus.canonical import content_hash as case_content_hash
+from validator.corpus.index import Corpus
 
 CASE = "dialogues/special/incomplete/sp-incomplete-0001.yaml"
 
@@ -20,7 +20,7 @@ def invoke(*args: str):
 
 
 def add_pending_record(root: Path) -> None:
-    data = Repo.load(root).cases["sp-incomplete-0001"]
+    data = Corpus.load(root).cases["sp-incomplete-0001"].data
     record = {"id": "sp-incomplete-0001", "path": CASE, "content_hash": case_content_hash(data), "status": "pending", "votes": [], "reviews": []}
     target = root / "review/queue/sp-incomplete-0001.yaml"
     target.parent.mkdir(parents=True, exist_ok=True)

@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import jsonschema
 import pytest
 from click.testing import CliRunner
 
@@ -51,3 +52,28 @@ def test_unknown_model_and_unwritable_out(tmp_path: Path) -> None:
     assert result.exit_code == 2 and "unknown model 'gpt-9'" in result.output
     result = CliRunner().invoke(cli, ["run", "--model", "null", "--out", str(tmp_path / "no" / "x.jsonl"), "--repo", str(FIXTURE)])
     assert result.exit_code == 2 and "cannot write" in result.output
+
+
+SCHEMA = json.loads((Path(__file__).resolve().parents[2] / "schemas" / "predictions.schema.json").read_text(encoding="utf-8"))
+KINDS = ("case_record", "retrieval_record", "scenario_record")
+
+
+def schema_validator(schema: dict[str, object]) -> jsonschema.Draft202012Validator:
+    return jsonschema.Draft202012Validator(schema, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER)
+
+
+@pytest.mark.parametrize(("model", "syntax"), [("oracle", "python"), ("oracle", "tool_calls"), ("null", "python")])
+def test_every_record_a_run_writes_passes_the_predictions_schema(tmp_path: Path, model: str, syntax: str) -> None:
+    out = tmp_path / f"{model}.jsonl"
+    assert invoke("run", "--model", model, "--out", str(out), "--syntax", syntax).exit_code == 0  # type: ignore[attr-defined]
+    records = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
+    whole = schema_validator(SCHEMA)
+    branches = {kind: schema_validator({"$defs": SCHEMA["$defs"], "$ref": f"#/$defs/{kind}"}) for kind in KINDS}
+    seen = set()
+    for record in records:
+        assert list(whole.iter_errors(record)) == [], record
+        [kind] = [k for k, v in branches.items() if v.is_valid(record)]
+        seen.add(kind)
+        assert record["step"] == 0 if kind == "scenario_record" else isinstance(record["step"], int)  # one step convention
+    assert seen == set(KINDS)  # every kind of record was written and checked
+    assert not whole.is_valid({**records[0], "lang": "fr"})  # the schema can fail

@@ -14,7 +14,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 import pytest
 from click.testing import CliRunner, Result
@@ -23,9 +23,9 @@ from tests.support.corpus_responders import CorpusResponder, agent_script, oracl
 from tests.support.local_llm import free_port
 from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, always, by_model, scripted, tool_call
 from validator.cli import cli
+from validator.corpus.index import Corpus
 from validator.models.base import Request
 from validator.models.runner import plan
-from validator.repo import Repo
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "scoring"
 ROOT = Path(__file__).resolve().parents[2]
@@ -37,8 +37,8 @@ TAXONOMY = {
 
 
 @pytest.fixture(scope="module")
-def repo() -> Repo:
-    return Repo.load(FIXTURE)
+def repo() -> Corpus:
+    return Corpus.load(FIXTURE)
 
 
 @pytest.fixture(autouse=True)
@@ -74,7 +74,7 @@ def results_by_id(scored: dict[str, Any]) -> dict[tuple[str, str], dict[str, Any
 
 
 @pytest.mark.parametrize("mode", ["prompt", "fc"])
-def test_right_replies_score_one(tmp_path: Path, repo: Repo, mode: str) -> None:
+def test_right_replies_score_one(tmp_path: Path, repo: Corpus, mode: str) -> None:
     syntax = "tool_calls" if mode == "fc" else "python"
     responder = CorpusResponder(repo, syntax, oracle_answers(repo), episode=oracle_episode(repo), root=FIXTURE)
     out = tmp_path / "right.jsonl"
@@ -112,7 +112,7 @@ WRONG = {
 
 
 @pytest.mark.parametrize("mode", ["prompt", "fc"])
-def test_wrong_replies_score_zero_with_their_error_type(tmp_path: Path, repo: Repo, mode: str) -> None:
+def test_wrong_replies_score_zero_with_their_error_type(tmp_path: Path, repo: Corpus, mode: str) -> None:
     syntax = "tool_calls" if mode == "fc" else "python"
 
     def answer(request: Request) -> Reply:
@@ -143,7 +143,7 @@ class ReadingAgent:
     the first result of each search, with a value from an earlier result where the task needs it.
     It keeps what each request offered (fc tools) and what it read, for the test to check."""
 
-    PLANS = {
+    PLANS: ClassVar[dict[str, tuple[str, list[str], str]]] = {
         "What's the weather in Tokyo?": ("en", ["current weather in a city"], "weather"),
         "东京天气怎么样？": ("zh", ["当前天气"], "weather"),
         "Convert 100 US dollars to yuan and text the result to Zhang Wei.": ("en", ["convert currency", "send a text message"], "plan"),
@@ -412,7 +412,7 @@ def test_option_errors(tmp_path: Path) -> None:
 # ----------------------------------------------------------------------------- resuming
 
 
-def test_rerun_skips_finished_records_and_refuses_another_run(tmp_path: Path, repo: Repo) -> None:
+def test_rerun_skips_finished_records_and_refuses_another_run(tmp_path: Path, repo: Corpus) -> None:
     out = tmp_path / "resume.jsonl"
     selection = ["--lang", "zh", "--category", "normal/atom"]
     with OpenAIServer(CorpusResponder(repo, "python", oracle_answers(repo), styles=("standard", "minimal"))) as server:
@@ -443,7 +443,7 @@ def _wait_for_lines(path: Path, count: int, process: subprocess.Popen[bytes], ti
     raise AssertionError(f"{path} did not reach {count} lines")
 
 
-def test_a_killed_run_resumes_without_repeating_finished_requests(tmp_path: Path, repo: Repo) -> None:
+def test_a_killed_run_resumes_without_repeating_finished_requests(tmp_path: Path, repo: Corpus) -> None:
     """`callbank run` as a process: killed (SIGKILL), interrupted (SIGINT), then run to the end."""
     out = tmp_path / "killed.jsonl"
     answers = oracle_answers(repo)
@@ -476,7 +476,7 @@ def test_a_killed_run_resumes_without_repeating_finished_requests(tmp_path: Path
         final = subprocess.run(command, capture_output=True, env=env, timeout=120, check=False)
         assert final.returncode == 0, final.stderr.decode()
     keys = [(r["id"], r["lang"], r["step"]) for r in records(out)]
-    planned = {job.key for job in plan(repo.cases, repo.scenarios, repo.specs, categories=["normal"]).jobs}
+    planned = {job.key for job in plan(repo, categories=["normal"])}
     assert len(keys) == len(set(keys)) and set(keys) == planned  # every normal checkpoint, once
     assert after_kill and all(responder.count(key) == 1 for key in after_kill)  # never asked again
     # at most the requests in flight at each stop were asked twice (2 workers × 2 stops)
@@ -485,7 +485,7 @@ def test_a_killed_run_resumes_without_repeating_finished_requests(tmp_path: Path
 
 
 @pytest.mark.parametrize("syntax", ["python", "tool_calls"])
-def test_an_endpoint_serving_the_oracle_writes_what_the_oracle_writes(tmp_path: Path, repo: Repo, syntax: str) -> None:
+def test_an_endpoint_serving_the_oracle_writes_what_the_oracle_writes(tmp_path: Path, repo: Corpus, syntax: str) -> None:
     """Only the transport differs between `--model oracle` and an endpoint."""
     builtin, served = tmp_path / "builtin.jsonl", tmp_path / "served.jsonl"
     selection = ["--syntax", syntax, "--category", "normal", "--category", "special", "--category", "retrieval"]
@@ -494,7 +494,9 @@ def test_an_endpoint_serving_the_oracle_writes_what_the_oracle_writes(tmp_path: 
         assert run(server, served, *selection).exit_code == 0
 
     def answers(path: Path) -> dict[tuple[str, str, int], tuple[str, Any, Any]]:
-        calls = lambda r: [(c["function"]["name"], c["function"]["arguments"]) for c in r["tool_calls"]] if "tool_calls" in r else None
+        def calls(r: dict[str, Any]) -> list[tuple[str, Any]] | None:
+            return [(c["function"]["name"], c["function"]["arguments"]) for c in r["tool_calls"]] if "tool_calls" in r else None
+
         return {(r["id"], r["lang"], r["step"]): (r["output"], calls(r), r.get("calls")) for r in records(path)}
 
     assert answers(builtin) == answers(served) and len(answers(served)) == 40

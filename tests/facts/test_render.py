@@ -8,17 +8,17 @@ from typing import Any
 
 import pytest
 
+from validator.corpus.index import Corpus
 from validator.facts import analyse, read_fact, sentence, told
 from validator.facts.render import number_text, quantity
-from validator.repo import Repo
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 def corpus_facts() -> list[tuple[str, dict[str, Any], str]]:
-    repo = Repo.load(ROOT)
+    corpus = Corpus.load(ROOT, ("scenario",))
     found = []
-    for scenario_id, scenario in sorted(repo.scenarios.items()):
+    for scenario_id, scenario in sorted((k, s.data) for k, s in corpus.scenarios.items()):
         for fact in scenario.get("outputs") or []:
             found.append((scenario_id, fact, scenario["time"]))
         for milestone in scenario.get("milestones") or []:

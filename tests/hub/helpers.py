@@ -9,7 +9,7 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from validator.repo import Repo
+from validator.corpus.index import Corpus
 
 ROOT = Path(__file__).resolve().parents[2]
 FIXTURE = ROOT / "tests" / "fixtures" / "repos" / "hub"
@@ -24,19 +24,20 @@ def copy_fixture(tmp_path: Path, name: str = "corpus") -> Path:
 
 def expected_configs(root: Path) -> dict[str, list[dict[str, Any]]]:
     """config → the source items it must hold, read straight from the files (sorted by id/name)."""
-    repo = Repo.load(root)
+    corpus = Corpus.load(root)
+    documents = {kind: [f.document for f in corpus.loaded((kind,)) if f.document is not None] for kind in ("case", "scenario", "api", "state")}
     configs: dict[str, list[dict[str, Any]]] = {}
-    for document in sorted(repo.of_kind("case"), key=lambda d: d.data["id"]):
+    for document in sorted(documents["case"], key=lambda d: d.data["id"]):
         configs.setdefault(document.data["category"].replace("/", "_"), []).append(document.data)
-    for document in sorted(repo.of_kind("scenario"), key=lambda d: d.data["id"]):
+    for document in sorted(documents["scenario"], key=lambda d: d.data["id"]):
         configs.setdefault(f"agent_{document.data['mode']}", []).append(document.data)
-    configs["apis"] = [d.data for d in sorted(repo.of_kind("api"), key=lambda d: d.data["name"])]
+    configs["apis"] = [d.data for d in sorted(documents["api"], key=lambda d: d.data["name"])]
     sandboxes = []
     for folder in sorted(p for p in (root / "sandboxes").iterdir() if p.is_dir()):
         sandboxes.append(
             {
                 "name": folder.name,
-                "state": next(d.data for d in repo.of_kind("state") if d.path == f"sandboxes/{folder.name}/state.yaml"),
+                "state": next(d.data for d in documents["state"] if d.path == f"sandboxes/{folder.name}/state.yaml"),
                 "policy": {lang: (folder / f"policy.{lang}.md").read_text(encoding="utf-8") for lang in LANGS},
                 "code": (folder / "sandbox.py").read_text(encoding="utf-8"),
             }

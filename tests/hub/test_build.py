@@ -108,7 +108,7 @@ def test_an_empty_folder_is_fine(tmp_path: Path) -> None:
 def test_a_missing_policy_is_a_build_error(tmp_path: Path) -> None:
     root = copy_fixture(tmp_path)
     (root / "sandboxes/phone/policy.zh.md").unlink()
-    with pytest.raises(BuildError, match="policy.zh.md is missing"):
+    with pytest.raises(BuildError, match=r"policy\.zh\.md is missing"):
         build(root, tmp_path / "dataset")
     assert not (tmp_path / "dataset").exists()
 

@@ -4,16 +4,16 @@ from __future__ import annotations
 
 import hashlib
 import json
-import sys
 from pathlib import Path
 
 import pytest
 import yaml
 
 from tests.hub.helpers import copy_fixture
+from validator.corpus.canonical import content_hash as case_content_hash
+from validator.corpus.index import Corpus
 from validator.diagnostics import Diagnostic, Location
-from validator.hub.gates import case_content_hash, check_gates, describe_refusal, review_blockers, validation_blockers
-from validator.repo import Repo
+from validator.hub.gates import check_gates, describe_refusal, review_blockers, validation_blockers
 
 CASE = "dialogues/special/incomplete/sp-incomplete-0001.yaml"
 CASE_ID = "sp-incomplete-0001"
@@ -33,7 +33,7 @@ def write_record(root: Path, status: str, *, content_hash: str, accepted_hash: s
 
 
 def current_hash(root: Path) -> str:
-    return case_content_hash(Repo.load(root).cases[CASE_ID])
+    return case_content_hash(Corpus.load(root).cases[CASE_ID].data)
 
 
 # ----------------------------------------------------------------------------- content hash
@@ -56,7 +56,7 @@ def test_case_content_hash_changes_with_any_value() -> None:
 
 def test_an_empty_or_missing_queue_blocks_nothing(tmp_path: Path) -> None:
     root = copy_fixture(tmp_path)
-    assert review_blockers(root, Repo.load(root)) == []
+    assert review_blockers(root, Corpus.load(root)) == []
 
 
 def test_review_blockers_are_the_review_gates_findings(tmp_path: Path) -> None:
@@ -66,7 +66,7 @@ def test_review_blockers_are_the_review_gates_findings(tmp_path: Path) -> None:
     root = copy_fixture(tmp_path)
     (root / "review" / "queue").mkdir(parents=True, exist_ok=True)
     (root / "review" / "queue" / "broken.yaml").write_text("id: [unclosed\n", encoding="utf-8")
-    [blocker] = review_blockers(root, Repo.load(root))
+    [blocker] = review_blockers(root, Corpus.load(root))
     [finding] = blocking(root)
     assert blocker.gate == "review" and blocker.path.startswith("review/queue/broken.yaml")
     assert blocker.message.startswith(finding.code) and finding.message in blocker.message
@@ -81,10 +81,12 @@ def test_validation_findings_become_blockers(tmp_path: Path) -> None:
     assert blocker.render() == f"{CASE}:4:8: REF001 no API named send_sms"
 
 
-def test_a_missing_engine_closes_the_gate(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setitem(sys.modules, "validator.engine", None)  # makes `import validator.engine` fail
-    [blocker] = validation_blockers(tmp_path)
-    assert blocker.gate == "validate" and "cannot be imported" in blocker.message
+def test_validation_reuses_a_loaded_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    root = copy_fixture(tmp_path)
+    corpus = Corpus.load(root)
+    parsed: list[str] = []
+    monkeypatch.setattr("validator.corpus.index.load_file", lambda root, path, kind: parsed.append(path))
+    assert validation_blockers(root, corpus=corpus) == [] and parsed == []  # no file parsed a second time
 
 
 def test_check_gates_joins_both_gates(tmp_path: Path) -> None:

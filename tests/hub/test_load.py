@@ -33,7 +33,7 @@ def test_unknown_config_and_split(built: Path) -> None:
 
 
 def test_a_folder_without_card(tmp_path: Path) -> None:
-    with pytest.raises(LoadError, match="no README.md"):
+    with pytest.raises(LoadError, match=r"no README\.md"):
         load(tmp_path, "apis", "en")
 
 

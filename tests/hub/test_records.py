@@ -2,15 +2,13 @@
 
 from __future__ import annotations
 
-from deepdiff import DeepDiff
-
 from tests.hub.helpers import FIXTURE
+from validator.corpus.canonical import canonical_json
+from validator.corpus.index import Corpus
+from validator.corpus.schemawalk import localize as render_property
 from validator.hub.configs import config_name, configs_of, kind_of_config
-from validator.hub.corpus import Corpus
+from validator.hub.corpus import Sources
 from validator.hub.records import COLUMNS, merge_property, project, to_source
-from validator.spec_render import localize as render_property
-from validator.spec_render import tool_entry as render_function
-from validator.repo import Repo
 
 NESTED = {
     "type": "object",
@@ -34,20 +32,20 @@ def test_merge_property_inverts_render_property() -> None:
 
 
 def test_render_function_is_an_openai_tool() -> None:
-    spec = Repo.load(FIXTURE).specs["send_message"]
-    tool = render_function(spec, "en")
+    spec = Corpus.load(FIXTURE).specs["send_message"]
+    tool = spec.tool("en")
     assert tool["type"] == "function" and tool["function"]["name"] == "send_message"
     assert tool["function"]["parameters"]["required"] == ["receiver", "content"]
 
 
 def test_project_then_to_source_is_the_identity_for_every_item() -> None:
-    corpus = Corpus.from_repo(Repo.load(FIXTURE))
-    for config in configs_of(corpus):
+    sources = Sources.from_corpus(Corpus.load(FIXTURE))
+    for config in configs_of(sources):
         assert kind_of_config(config.name) == config.kind
         for item in config.items:
-            en, zh = (project(config.kind, item, lang, corpus) for lang in ("en", "zh"))
+            en, zh = (project(config.kind, item, lang, sources) for lang in ("en", "zh"))
             assert set(en) <= {c.name for c in COLUMNS[config.kind]}
-            assert DeepDiff(item, to_source(config.kind, en, zh)) == {}
+            assert canonical_json(to_source(config.kind, en, zh)) == canonical_json(item)
 
 
 def test_config_names() -> None:

@@ -6,50 +6,44 @@ import json
 import os
 import subprocess
 import sys
-import types
 from pathlib import Path
 
 import click
 import pytest
 
 from tests.hub.helpers import FIXTURE, ROOT
-from validator import cli as cli_module
+from validator.corpus.index import Corpus
+from validator.hub import score as score_module
 from validator.hub.build import build
-from validator.hub.score import main
+from validator.hub.score import main, parser
 
 
 def test_score_runs_the_package_scorer_on_the_rebuilt_corpus(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     seen: dict[str, object] = {}
 
-    @click.command()
-    @click.argument("predictions")
-    @click.option("--repo")
-    def fake_score(predictions: str, repo: str) -> None:
-        from validator.repo import Repo
+    def fake_score(predictions: Path, *, root: Path, **options: object) -> int:
+        corpus = Corpus.load(root)
+        seen.update(predictions=str(predictions), cases=sorted(corpus.cases), scenarios=sorted(corpus.scenarios), options=options)
+        return 0
 
-        corpus = Repo.load(Path(repo))
-        seen.update(predictions=predictions, cases=sorted(corpus.cases), scenarios=sorted(corpus.scenarios))
-        raise SystemExit(0)
-
-    module = types.ModuleType("fake_score_module")
-    module.fake_score = fake_score  # type: ignore[attr-defined]
-    monkeypatch.setitem(sys.modules, "fake_score_module", module)
-    monkeypatch.setitem(cli_module.COMMANDS, "score", "fake_score_module:fake_score")
+    monkeypatch.setattr(score_module, "score_predictions", fake_score)
     out = tmp_path / "dataset"
     build(FIXTURE, out)
-    (tmp_path / "preds.jsonl").write_text("")
-    monkeypatch.chdir(tmp_path)
-    assert main(out, ["preds.jsonl"]) == 0
-    from validator.repo import Repo
-
-    source = Repo.load(FIXTURE)
-    assert seen == {"predictions": "preds.jsonl", "cases": sorted(source.cases), "scenarios": sorted(source.scenarios)}
+    assert main(out, ["preds.jsonl", "--lang", "zh", "--category", "normal", "--format", "json"]) == 0
+    source = Corpus.load(FIXTURE)
+    options = {"output_format": "json", "out": None, "langs": ("zh",), "categories": ["normal"]}
+    assert seen == {"predictions": "preds.jsonl", "cases": sorted(source.cases), "scenarios": sorted(source.scenarios), "options": options}
 
 
-def test_score_without_a_scorer_says_so(tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]) -> None:
-    monkeypatch.delitem(cli_module.COMMANDS, "score", raising=False)
-    assert main(tmp_path, ["x.jsonl"]) == 2
-    assert "no `score` command" in capsys.readouterr().err
+def test_score_py_takes_the_options_of_callbank_score(capsys: pytest.CaptureFixture[str]) -> None:
+    from validator.commands.score import score
+
+    ours = {action.option_strings[0] for action in parser()._actions if action.option_strings and action.dest != "help"}
+    theirs = {param.opts[0] for param in score.params if isinstance(param, click.Option) and param.name not in ("root", "help")}
+    assert ours == theirs
+    with pytest.raises(SystemExit) as exit_:
+        main(Path("."), ["x.jsonl", "--format", "yaml"])
+    assert exit_.value.code == 2 and "invalid choice" in capsys.readouterr().err
 
 
 def test_oracle_predictions_score_1_through_the_dataset_folder(tmp_path: Path) -> None:

@@ -5,11 +5,11 @@ from pathlib import Path
 import pytest
 
 from tests.support.local_llm import local_llm  # noqa: F401  (pytest fixture)
-from validator.repo import Repo
+from validator.corpus.index import Corpus
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "scoring"
 
 
 @pytest.fixture(scope="session")
-def repo() -> Repo:
-    return Repo.load(FIXTURE)
+def repo() -> Corpus:
+    return Corpus.load(FIXTURE)

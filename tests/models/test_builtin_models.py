@@ -6,23 +6,23 @@ import json
 
 import pytest
 
+from validator.corpus.index import Corpus
 from validator.models import MODELS, create_model
 from validator.models.base import ModelContext, Reply
 from validator.models.request import case_requests
-from validator.repo import Repo
 
 
-def context(repo: Repo) -> ModelContext:
-    return ModelContext(repo.cases, repo.scenarios, repo.specs)
+def context(repo: Corpus) -> ModelContext:
+    return ModelContext(repo)
 
 
-def test_registry(repo: Repo) -> None:
+def test_registry(repo: Corpus) -> None:
     assert set(MODELS) >= {"oracle", "null"}
     with pytest.raises(KeyError):
         create_model("gpt-none", context(repo))
 
 
-def test_oracle_answers_in_each_syntax(repo: Repo) -> None:
+def test_oracle_answers_in_each_syntax(repo: Corpus) -> None:
     oracle = create_model("oracle", context(repo))
     case = repo.cases["parallel-0001"]
     [python] = case_requests(case, "zh", repo.specs, "python")
@@ -38,7 +38,7 @@ def test_oracle_answers_in_each_syntax(repo: Repo) -> None:
     assert oracle.complete(special) == Reply("[INVALID] book_flight: seats=12", [])
 
 
-def test_null_answers_nothing(repo: Repo) -> None:
+def test_null_answers_nothing(repo: Corpus) -> None:
     null = create_model("null", context(repo))
     for syntax in ("python", "json", "tool_calls"):
         for request in case_requests(repo.cases["adjust-0001"], "en", repo.specs, syntax):

@@ -8,11 +8,11 @@ import json
 import pytest
 
 from tests.support.openai_server import OpenAIServer, Reply, always, scripted, tool_call
+from validator.corpus.index import Corpus
 from validator.errors import UserError
 from validator.models.base import EndpointError, Request, RequestRejected
 from validator.models.endpoint import NO_KEY, ChatClient, EndpointConfig, EndpointModel, check_base_url, is_local, native_messages, resolve_api_key, text_messages
 from validator.models.request import case_requests
-from validator.repo import Repo
 
 
 def test_local_urls_need_no_key(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -35,7 +35,7 @@ def test_backoff_is_exponential_bounded_and_honours_retry_after() -> None:
     assert config.delay(0, retry_after=3.0) == 3.0 and config.delay(0, retry_after=99) == 5.0
 
 
-def test_text_mode_flattens_calls_and_results(repo: Repo) -> None:
+def test_text_mode_flattens_calls_and_results(repo: Corpus) -> None:
     requests = list(case_requests(repo.cases["adjust-0001"], "zh", repo.specs, "python"))
     messages = text_messages(requests[1].messages, "zh", "python")
     assert [m["role"] for m in messages] == ["system", "user", "assistant", "user", "assistant", "user"]
@@ -116,7 +116,7 @@ def test_retry_limit_and_errors_that_are_not_retried() -> None:
         assert client.usage.rejected == 1
 
 
-def test_request_options_and_reply_in_each_mode(repo: Repo) -> None:
+def test_request_options_and_reply_in_each_mode(repo: Corpus) -> None:
     [fc] = case_requests(repo.cases["parallel-0001"], "en", repo.specs, "tool_calls")
     [text] = case_requests(repo.cases["parallel-0001"], "en", repo.specs, "python")
     calls = [tool_call("get_weather", {"city": "Beijing"}, "a"), tool_call("get_weather", {"city": "Shanghai"}, "b")]
@@ -134,7 +134,7 @@ def test_request_options_and_reply_in_each_mode(repo: Repo) -> None:
     assert "tools" not in second and second["messages"][0]["content"] == text.messages[0]["content"]
 
 
-def test_preflight(repo: Repo) -> None:
+def test_preflight(repo: Corpus) -> None:
     with OpenAIServer(always("x"), models=["a", "llama3.2:latest"]) as server:
         for name, ok in (("a", True), ("llama3.2", True), ("b", False)):
             client = ChatClient(EndpointConfig(server.base_url, name), "x")
@@ -148,11 +148,11 @@ def test_preflight(repo: Repo) -> None:
             if ok:
                 asyncio.run(check())
             else:
-                with pytest.raises(EndpointError, match="'b' is not served at .*; it serves: a, llama3.2:latest"):
+                with pytest.raises(EndpointError, match=r"'b' is not served at .*; it serves: a, llama3\.2:latest"):
                     asyncio.run(check())
 
 
-def test_episode_ends_when_a_request_is_rejected(repo: Repo) -> None:
+def test_episode_ends_when_a_request_is_rejected(repo: Corpus) -> None:
     from validator.models.episode import OfflineEnvironment, run_episode
 
     with OpenAIServer(scripted("[list_notes()]", Reply(status=400, error="too long"))) as server:
@@ -161,7 +161,7 @@ def test_episode_ends_when_a_request_is_rejected(repo: Repo) -> None:
     assert record["calls"] == [{"api": "list_notes", "args": {}, "at": 1}] and "too long" in record["error"]
 
 
-def test_request_is_frozen_and_shared(repo: Repo) -> None:
+def test_request_is_frozen_and_shared(repo: Corpus) -> None:
     [request] = case_requests(repo.cases["single-0001"], "en", repo.specs, "python")
     assert isinstance(request, Request)
     before = json.dumps(request.messages)

@@ -18,8 +18,8 @@ from click.testing import CliRunner, Result
 
 from tests.support.local_llm import LocalLLM
 from validator.cli import cli
+from validator.corpus.index import Corpus
 from validator.models.runner import plan
-from validator.repo import Repo
 
 FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "scoring"
 TAXONOMY = {
@@ -50,9 +50,9 @@ def test_smollm_prompt_mode_end_to_end(tmp_path: Path, local_llm: LocalLLM, monk
     assert agent.exit_code == 0, agent.output
     elapsed = time.monotonic() - started
 
-    repo = Repo.load(FIXTURE)
-    planned = plan(repo.cases, repo.scenarios, repo.specs, categories=CASES[1::2], limit=1).jobs
-    planned += plan(repo.cases, repo.scenarios, repo.specs, categories=["agent/multi_step"], langs=["en"], limit=1).jobs
+    repo = Corpus.load(FIXTURE)
+    planned = plan(repo, categories=CASES[1::2], limit=1)
+    planned += plan(repo, categories=["agent/multi_step"], langs=["en"], limit=1)
     written = [json.loads(line) for line in out.read_text(encoding="utf-8").splitlines()]
     assert sorted((r["id"], r["lang"], r.get("step")) for r in written) == sorted(job.key for job in planned)
     assert all("usage" in r for r in written) and any(r["output"] for r in written if "output" in r)

@@ -6,11 +6,11 @@ import re
 
 import pytest
 
+from validator.corpus.index import Corpus
+from validator.corpus.langs import LANGS
 from validator.models import prompts
-from validator.models.prompts import LANGS, MODEL_SECTIONS, STOP_MARKER, STYLES, load_sections, prompt_hash, system_prompt, user_prompt
+from validator.models.prompts import MODEL_SECTIONS, STOP_MARKER, STYLES, load_sections, prompt_hash, system_prompt, user_prompt
 from validator.models.request import case_requests
-from validator.spec_render import tool_entry
-from validator.repo import Repo
 
 STYLE_LANGS = [(style, lang) for style in STYLES for lang in LANGS]
 
@@ -26,8 +26,8 @@ def test_every_style_has_every_section_in_both_languages(style: str, lang: str) 
 
 
 @pytest.mark.parametrize(("style", "lang"), STYLE_LANGS)
-def test_case_prompts_by_mode(repo: Repo, style: str, lang: str) -> None:
-    tools = [tool_entry(repo.specs["get_weather"], lang)]
+def test_case_prompts_by_mode(repo: Corpus, style: str, lang: str) -> None:
+    tools = [repo.specs["get_weather"].tool(lang)]
     text = system_prompt(lang, "python", tools=tools, time="2024-06-11T09:00:00+08:00", profile="P-R-O-F", style=style)
     assert "2024-06-11T09:00:00+08:00" in text and "P-R-O-F" in text
     assert ("2024-06-11T09:00:00+08:00 (Tuesday)" if lang == "en" else "2024-06-11T09:00:00+08:00（星期二）") in text
@@ -49,8 +49,8 @@ def test_agent_prompts_have_the_policy_and_no_markers(style: str, lang: str) -> 
     assert "POLICY-TEXT" not in system_prompt(lang, "python", tools=[], policy="", style=style)
 
 
-def test_api_layout_per_style(repo: Repo) -> None:
-    tools = [tool_entry(repo.specs[name], "en") for name in ("get_weather", "send_message")]
+def test_api_layout_per_style(repo: Corpus) -> None:
+    tools = [repo.specs[name].tool("en") for name in ("get_weather", "send_message")]
     standard = system_prompt("en", "python", tools=tools, style="standard")
     minimal = system_prompt("en", "python", tools=tools, style="minimal")
     assert '\n  {\n    "name": "get_weather"' in standard
@@ -58,7 +58,7 @@ def test_api_layout_per_style(repo: Repo) -> None:
     assert len(minimal) < len(standard)
 
 
-def test_requests_carry_the_style(repo: Repo) -> None:
+def test_requests_carry_the_style(repo: Corpus) -> None:
     [standard] = case_requests(repo.cases["single-0001"], "zh", repo.specs, "python")
     [minimal] = case_requests(repo.cases["single-0001"], "zh", repo.specs, "python", style="minimal")
     assert standard.messages[0]["content"] != minimal.messages[0]["content"]

@@ -4,12 +4,14 @@ from __future__ import annotations
 
 import json
 
-from validator.models.request import case_requests, scenario_apis, tool_entry
+from validator.corpus.build import build_case
+from validator.corpus.index import Corpus
+from validator.loading import Document
+from validator.models.request import case_requests, scenario_apis
 from validator.models.retrieval import retrieval_requests
-from validator.repo import Repo
 
 
-def test_one_request_per_checkpoint_with_history(repo: Repo) -> None:
+def test_one_request_per_checkpoint_with_history(repo: Corpus) -> None:
     requests = list(case_requests(repo.cases["adjust-0001"], "en", repo.specs, "tool_calls"))
     assert [r.step for r in requests] == [0, 1]
     assert all(r.kind == "case" and r.id == "adjust-0001" and r.lang == "en" for r in requests)
@@ -22,26 +24,21 @@ def test_one_request_per_checkpoint_with_history(repo: Repo) -> None:
     assert [t["function"]["name"] for t in requests[0].tools] == [t["function"]["name"] for t in requests[1].tools] == ["get_weather"]
 
 
-def test_matchers_are_rendered_in_history(repo: Repo) -> None:
-    case = {
-        "id": "inline-0001",
-        "category": "normal/multi_turn/adjust",
-        "apis": ["get_weather"],
-        "zh": {
-            "turns": [
-                {"user": "东京天气怎么样？"},
-                {"expect": {"calls": [{"api": "get_weather", "args": {"city": {"$any": [{"$text": "东京"}, "Tokyo"]}}}]}},
-                {"tool": [{"api": "get_weather", "result": {"city": "东京"}}]},
-                {"user": "那明天呢？"},
-                {"expect": {"calls": [{"api": "get_weather", "args": {"city": "东京", "days": 2}}]}},
-            ]
-        },
-    }
+def test_matchers_are_rendered_in_history(repo: Corpus) -> None:
+    turns = [
+        {"user": "东京天气怎么样？"},
+        {"expect": {"calls": [{"api": "get_weather", "args": {"city": {"$any": [{"$text": "东京"}, "Tokyo"]}}}]}},
+        {"tool": [{"api": "get_weather", "result": {"city": "东京"}}]},
+        {"user": "那明天呢？"},
+        {"expect": {"calls": [{"api": "get_weather", "args": {"city": "东京", "days": 2}}]}},
+    ]
+    data = {"id": "inline-0001", "category": "normal/multi_turn/adjust", "apis": ["get_weather"], "time": "2024-06-11T09:00:00+08:00", "en": {"turns": turns}, "zh": {"turns": turns}}
+    case = build_case(Document("dialogues/normal/multi_turn/adjust/inline-0001.yaml", "case", data, ""))
     requests = list(case_requests(case, "zh", repo.specs, "python"))
     assert json.loads(requests[1].messages[2]["tool_calls"][0]["function"]["arguments"]) == {"city": "东京"}  # the first $any option's $text
 
 
-def test_retrieval_request_offers_only_the_search_and_an_agents_prompt(repo: Repo) -> None:
+def test_retrieval_request_offers_only_the_search_and_an_agents_prompt(repo: Corpus) -> None:
     policy = "Search first, then call what you found."
     [request] = retrieval_requests(repo.cases["retrieval-plan-0001"], "en", repo.specs, "python", policy=policy)
     assert request.kind == "retrieval" and request.step == 0
@@ -53,7 +50,7 @@ def test_retrieval_request_offers_only_the_search_and_an_agents_prompt(repo: Rep
     assert "[MISSING]" not in system  # an agent's prompt: it talks with the user instead of markers
 
 
-def test_system_prompt_has_time_profile_convention_and_tools_for_text_syntaxes(repo: Repo) -> None:
+def test_system_prompt_has_time_profile_convention_and_tools_for_text_syntaxes(repo: Corpus) -> None:
     [request] = case_requests(repo.cases["preference-0001"], "zh", repo.specs, "python")
     system = request.messages[0]["content"]
     assert "李雷住在杭州" in system and "【缺少参数】" in system and '"get_weather"' in system
@@ -62,8 +59,8 @@ def test_system_prompt_has_time_profile_convention_and_tools_for_text_syntaxes(r
     assert "[MISSING]" in native.messages[0]["content"] and '"add_event"' not in native.messages[0]["content"]
 
 
-def test_tools_are_localized(repo: Repo) -> None:
-    tool = tool_entry(repo.specs["add_event"], "zh")
+def test_tools_are_localized(repo: Corpus) -> None:
+    tool = repo.specs["add_event"].tool("zh")
     function = tool["function"]
     assert function["description"] == "在日历中添加一个日程。"
     location = function["parameters"]["properties"]["location"]
@@ -72,6 +69,6 @@ def test_tools_are_localized(repo: Repo) -> None:
     assert function["parameters"]["required"] == ["title", "start"]
 
 
-def test_scenario_apis(repo: Repo) -> None:
+def test_scenario_apis(repo: Corpus) -> None:
     apis = scenario_apis(repo.scenarios["office-0001"], repo.specs)
     assert "add_note" in apis and "get_forecast" not in apis  # spec-only distractors have no sandbox

@@ -8,15 +8,18 @@ from pathlib import Path
 import pytest
 
 from validator.errors import UserError
-from validator.models.resume import RecordWriter, corpus_version, finished_keys, manifest_path, open_run, record_key, write_manifest
+from validator.models.resume import RecordWriter, corpus_version, finished_keys, manifest_path, open_run, write_manifest
+from validator.scoring.predictions import record_key
 
 SETTINGS = {"model": "m", "endpoint": "http://127.0.0.1:1/v1", "syntax": "python", "style": "standard", "corpus_version": "sha256:aa"}
 
 
-def test_record_keys() -> None:
+def test_record_keys_are_the_scorers() -> None:
     assert record_key({"id": "a", "lang": "en", "step": 2, "output": ""}) == ("a", "en", 2)
     assert record_key({"id": "a", "lang": "zh", "output": ""}) == ("a", "zh", 0)
-    assert record_key({"id": "s", "lang": "en", "calls": [], "messages": []}) == ("s", "en", None)
+    # one step convention: a scenario's record is step 0, as the scorer reads it
+    assert record_key({"id": "s", "lang": "en", "calls": [], "messages": []}) == ("s", "en", 0)
+    assert record_key({"id": "s", "lang": "en", "step": None, "calls": [], "messages": []}) == ("s", "en", 0)
     assert record_key({"id": "a", "lang": "fr"}) is None and record_key({"id": "a", "lang": "en", "step": True}) is None
 
 
@@ -27,6 +30,8 @@ def test_a_torn_last_line_is_cut_off(tmp_path: Path) -> None:
     assert out.read_bytes().endswith(b"not json\n")
     writer = RecordWriter(out)
     writer.write({"id": "b", "lang": "en", "step": 0, "output": "é"})
+    with pytest.raises(ValueError, match="breaks its schema"):
+        writer.write({"id": "b", "lang": "en", "step": -1, "output": ""})  # a bug of the writer, never written
     writer.close()
     assert finished_keys(out) == {("a", "en", 0), ("b", "en", 0)}
     assert json.loads(out.read_text(encoding="utf-8").splitlines()[-1])["output"] == "é"
@@ -37,7 +42,7 @@ def test_open_run_resumes_refuses_and_overwrites(tmp_path: Path) -> None:
     done, manifest = open_run(out, SETTINGS)
     assert done == set() and manifest["sessions"] == [] and manifest["version"] == 1
     out.write_text('{"id": "a", "lang": "en", "step": 0, "output": ""}\n', encoding="utf-8")
-    with pytest.raises(UserError, match="has no readable p.jsonl.manifest.json"):
+    with pytest.raises(UserError, match=r"has no readable p\.jsonl\.manifest\.json"):
         open_run(out, SETTINGS)
     write_manifest(manifest_path(out), {**manifest, "sessions": [{"status": "complete"}]})
     done, resumed = open_run(out, SETTINGS)

@@ -9,10 +9,10 @@ from typing import Any
 
 import pytest
 
+from validator.corpus.index import Corpus
 from validator.models.base import Reply, Request
 from validator.models.render import text_calls, tool_calls
 from validator.models.retrieval import MAX_TURNS, NOT_FOUND, case_environments, retrieval_requests, run_retrieval_async
-from validator.repo import Repo
 
 Step = Callable[[Request], Reply]
 
@@ -36,7 +36,7 @@ def calls(syntax: str, *made: dict[str, Any]) -> Step:
     return lambda request: Reply(None, tool_calls(list(made))) if syntax == "tool_calls" else Reply(text_calls(list(made), syntax))
 
 
-def episode(repo: Repo, case_id: str, lang: str, syntax: str, model: ScriptedModel) -> dict[str, Any]:
+def episode(repo: Corpus, case_id: str, lang: str, syntax: str, model: ScriptedModel) -> dict[str, Any]:
     [start] = retrieval_requests(repo.cases[case_id], lang, repo.specs, syntax, policy="Search, then call.")
     environment = case_environments(repo)(repo.cases[case_id], lang)
     return asyncio.run(run_retrieval_async(model, start, environment, repo.specs))
@@ -47,7 +47,7 @@ def tool_results(request: Request) -> list[tuple[str, Any]]:
 
 
 @pytest.mark.parametrize("syntax", ["tool_calls", "python"])
-def test_the_model_sees_real_results_and_what_it_found_becomes_callable(repo: Repo, syntax: str) -> None:
+def test_the_model_sees_real_results_and_what_it_found_becomes_callable(repo: Corpus, syntax: str) -> None:
     model = ScriptedModel(
         [
             calls(syntax, {"api": "search_tools", "args": {"query": "weather in a city"}}),
@@ -71,7 +71,7 @@ def test_the_model_sees_real_results_and_what_it_found_becomes_callable(repo: Re
     assert [m["role"] for m in record["messages"]] == ["assistant", "tool", "assistant", "tool", "assistant"]
 
 
-def test_an_api_no_search_returned_is_not_run(repo: Repo) -> None:
+def test_an_api_no_search_returned_is_not_run(repo: Corpus) -> None:
     model = ScriptedModel(
         [
             calls("tool_calls", {"api": "search_tools", "args": {"query": "currency"}}),
@@ -85,7 +85,7 @@ def test_an_api_no_search_returned_is_not_run(repo: Repo) -> None:
     assert [c["api"] for c in record["calls"]] == ["search_tools", "get_weather"]  # kept for the scorer to judge
 
 
-def test_an_earlier_result_can_feed_a_later_call(repo: Repo) -> None:
+def test_an_earlier_result_can_feed_a_later_call(repo: Corpus) -> None:
     def send(request: Request) -> Reply:
         amount = tool_results(request)[-1][1]["amount"]  # what convert_currency really returned
         return Reply(None, tool_calls([{"api": "send_message", "args": {"receiver": "Zhang Wei", "content": f"100 USD is {amount:g} CNY"}}]))
@@ -102,13 +102,13 @@ def test_an_earlier_result_can_feed_a_later_call(repo: Repo) -> None:
     assert tool_results(model.requests[3])[-1] == ("send_message", {"message_id": "M-1"})
 
 
-def test_the_episode_stops_at_the_turn_limit(repo: Repo) -> None:
+def test_the_episode_stops_at_the_turn_limit(repo: Corpus) -> None:
     model = ScriptedModel([calls("python", {"api": "search_tools", "args": {"query": "weather"}})] * (MAX_TURNS + 5))
     record = episode(repo, "retrieval-call-0001", "zh", "python", model)
     assert len(model.requests) == MAX_TURNS and len(record["calls"]) == MAX_TURNS and "turn limit" in record["stopped"]
 
 
-def test_a_rejected_request_ends_the_episode_with_its_error(repo: Repo) -> None:
+def test_a_rejected_request_ends_the_episode_with_its_error(repo: Corpus) -> None:
     from validator.models.base import RequestRejected
 
     def reject(request: Request) -> Reply:

@@ -3,23 +3,24 @@
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 
 from tests.support.openai_server import ChatRequest, OpenAIServer
+from validator.corpus.index import Corpus
 from validator.models.endpoint import ChatClient, EndpointConfig
 from validator.models.episode import OfflineEnvironment, run_episode
 from validator.models.prompts import STOP_MARKER
 from validator.models.user import ScriptedUser, SimulatedUser, scripted_user, visible_text
-from validator.repo import Repo
 
 
-def test_scripted_user_says_its_lines_then_stops(repo: Repo) -> None:
+def test_scripted_user_says_its_lines_then_stops(repo: Corpus) -> None:
     user = scripted_user(repo.scenarios["office-0002"], "zh")
     assert isinstance(user, ScriptedUser)
 
     async def talk() -> list[str | None]:
         return [await user.first(), await user.reply([]), await user.reply([])]
 
-    assert asyncio.run(talk()) == [*repo.scenarios["office-0002"]["user"]["zh"]["script"], None]
+    assert asyncio.run(talk()) == [*repo.scenarios["office-0002"].user["zh"].script, None]
 
 
 def test_visible_text_hides_calls_and_results() -> None:
@@ -43,7 +44,7 @@ def test_the_user_sees_content_parts_and_words_next_to_calls_but_no_call_lists()
     assert visible_text(messages) == [("user", "hi"), ("assistant", "Let me look."), ("assistant", "done")]
 
 
-def test_simulated_user_in_an_episode(repo: Repo) -> None:
+def test_simulated_user_in_an_episode(repo: Corpus) -> None:
     seen: list[ChatRequest] = []
 
     def respond(request: ChatRequest) -> str:
@@ -56,8 +57,8 @@ def test_simulated_user_in_an_episode(repo: Repo) -> None:
         from validator.models.endpoint import EndpointModel
 
         agent = EndpointModel(ChatClient(EndpointConfig(server.base_url, "agent"), "x"))
-        user = SimulatedUser(ChatClient(EndpointConfig(server.base_url, "sim"), "x"), repo.scenarios["office-0001"]["user"]["zh"], "zh")
-        scenario = {**repo.scenarios["office-0001"], "max_turns": 4}
+        user = SimulatedUser(ChatClient(EndpointConfig(server.base_url, "sim"), "x"), repo.scenarios["office-0001"].user["zh"].data, "zh")
+        scenario = dataclasses.replace(repo.scenarios["office-0001"], max_turns=4)
         record = run_episode(agent, scenario, "zh", repo.specs, "python", OfflineEnvironment(), user=user)
     roles = [m["role"] for m in record["messages"]]
     assert roles == ["user", "assistant", "user", "assistant", "tool", "assistant"]  # then the user said STOP

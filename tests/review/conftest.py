@@ -4,9 +4,9 @@ from collections.abc import Iterator
 
 import pytest
 
+from tests.review.helpers import MODELS, VALID
 from tests.support.local_llm import local_llm  # noqa: F401  (pytest fixture)
 from tests.support.openai_server import OpenAIServer
-from tests.review.helpers import MODELS, VALID
 
 
 @pytest.fixture

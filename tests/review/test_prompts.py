@@ -7,10 +7,14 @@ from pathlib import Path
 import pytest
 
 from tests.review.helpers import corpus
-from validator.repo import Repo
+from validator.corpus.build import build_spec
+from validator.corpus.categories import FAMILIES
+from validator.corpus.index import Corpus
+from validator.corpus.langs import LANGS
+from validator.loading import Document
 from validator.review.items import collect_items
-from validator.review.material import function_schema, material_for, render_dialogue
-from validator.review.prompts import FAMILIES, LANGS, PROMPTS_DIR, available, fill, load_prompt, parse_prompt
+from validator.review.material import material_for, render_dialogue
+from validator.review.prompts import PROMPTS_DIR, available, fill, load_prompt, parse_prompt
 
 
 def test_every_family_has_a_version_in_both_languages() -> None:
@@ -32,7 +36,7 @@ def test_both_languages_use_the_same_placeholders_and_ask_for_the_same_json(fami
 
 def test_every_item_of_the_fixture_fills_its_prompts(tmp_path: Path) -> None:
     root = corpus(tmp_path)
-    repo = Repo.load(root)
+    repo = Corpus.load(root)
     items, skipped = collect_items(repo)
     assert skipped == [] and {item.family for item in items} == set(FAMILIES)
     for item in items:
@@ -55,12 +59,15 @@ def test_a_prompt_file_needs_both_markers() -> None:
 
 
 def test_specs_are_rendered_per_language() -> None:
-    spec = {
+    data = {
         "name": "f",
+        "domain": "x",
+        "sandbox": "x",
         "description": {"en": "Do.", "zh": "做。"},
-        "parameters": {"type": "object", "properties": {"a": {"type": "object", "description": {"en": "A.", "zh": "甲。"}, "properties": {"b": {"type": "string", "description": {"en": "B.", "zh": "乙。"}}}}}},
+        "parameters": {"type": "object", "properties": {"a": {"type": "object", "description": {"en": "A.", "zh": "甲。"}, "properties": {"b": {"type": "string", "description": {"en": "B.", "zh": "乙。"}}}}}, "additionalProperties": False},
+        "returns": {"type": "object"},
     }
-    zh = function_schema(spec, "zh")
+    zh = build_spec(Document("specs/x/f.yaml", "api", data, "")).function_schema("zh")
     assert zh["description"] == "做。" and zh["parameters"]["properties"]["a"]["properties"]["b"]["description"] == "乙。"
 
 
@@ -72,7 +79,7 @@ def test_the_dialogue_is_shown_side_by_side_and_flags_a_mismatch() -> None:
 
 
 def test_a_retrieval_case_shows_the_judges_the_apis_the_model_must_find() -> None:
-    repo = Repo.load(Path(__file__).resolve().parents[1] / "fixtures" / "repos" / "scoring")
+    repo = Corpus.load(Path(__file__).resolve().parents[1] / "fixtures" / "repos" / "scoring")
     items, _ = collect_items(repo)
     [item] = [i for i in items if i.id == "retrieval-plan-0001"]
     material = material_for(item, repo.specs, repo.root)

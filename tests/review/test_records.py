@@ -5,7 +5,7 @@ from __future__ import annotations
 from pathlib import Path
 
 from tests.review.helpers import corpus
-from validator.repo import Repo
+from validator.corpus.index import Corpus
 from validator.review.items import Item
 from validator.review.records import dump_record, read_record, remove_stale_temporaries, updated_record, write_record
 from validator.schemas import SchemaSet
@@ -82,8 +82,8 @@ def test_records_written_by_a_run_pass_callbank_check(tmp_path: Path) -> None:
     from validator import engine
 
     root = corpus(tmp_path)
-    data = Repo.load(root).cases["single-0001"]
-    from validator.hub.gates import case_content_hash
+    data = Corpus.load(root).cases["single-0001"].data
+    from validator.corpus.canonical import content_hash as case_content_hash
 
     write_record(root, updated_record(None, Item("single-0001", "dialogues/normal/single_turn/single/single-0001.yaml", "case", "normal", data, case_content_hash(data)), [vote("a")]))
     assert engine.check(root) == []

@@ -8,7 +8,8 @@ from typing import Any
 from hypothesis import strategies as st
 
 from validator import matchers
-from validator.rules.specs import strip_descriptions
+from validator.corpus.records import Spec
+from validator.corpus.schemawalk import plain
 
 
 def from_schema(schema: Any) -> st.SearchStrategy[Any]:
@@ -71,8 +72,8 @@ def object_strategy(schema: Mapping[str, Any], known: Mapping[str, list[Any]] | 
     )
 
 
-def arguments(spec: Mapping[str, Any], known: Mapping[str, list[Any]] | None = None) -> st.SearchStrategy[dict[str, Any]]:
-    return object_strategy(strip_descriptions(spec.get("parameters") or {}), known)
+def arguments(spec: Spec, known: Mapping[str, list[Any]] | None = None) -> st.SearchStrategy[dict[str, Any]]:
+    return object_strategy(plain(spec.parameters), known)
 
 
 def corpus_values(calls: Iterable[Mapping[str, Any]]) -> dict[str, dict[str, list[Any]]]:

@@ -22,28 +22,27 @@ from hypothesis import strategies as st
 
 from tests.sandbox.strategies import arguments, corpus_values
 from validator import matchers
-from validator.repo import Repo
-from validator.rules.answers import iter_calls
+from validator.corpus.index import Corpus
 from validator.sandbox.runtime import SANDBOX_FAULTS, Runtime, json_copy
 
 ROOT = Path(__file__).resolve().parents[2]
-REPO = Repo.load(ROOT)
-RUNTIME = Runtime.from_repo(REPO)
+REPO = Corpus.load(ROOT)
+RUNTIME = Runtime.from_corpus(REPO)
 SANDBOXES = sorted(RUNTIME.classes)
 PROPERTY_SETTINGS = settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large, HealthCheck.filter_too_much])
 
 
 def _scenarios(name: str) -> list[dict[str, Any]]:
-    return [s for s in REPO.scenarios.values() if isinstance(s, dict) and s.get("sandboxes") == [name]]
+    return [dict(s.data) for s in REPO.scenarios.values() if s.sandboxes == (name,)]
 
 
 def _all_calls() -> list[dict[str, Any]]:
     calls: list[dict[str, Any]] = []
     for scenario in REPO.scenarios.values():
-        calls.extend(c for c in scenario.get("reference_calls") or [] if isinstance(c, dict))
-        calls.extend(m for m in scenario.get("milestones") or [] if isinstance(m, dict))
+        calls.extend({"api": c.api, "args": c.args} for c in scenario.reference_calls)
+        calls.extend(scenario.milestones)
     for case in REPO.cases.values():
-        calls.extend(call for _, call, _ in iter_calls(case))
+        calls.extend({"api": call.api, "args": call.args} for _, _, _, call in case.calls())
     return calls
 
 

@@ -90,7 +90,7 @@ def test_normalise_never_mutates_its_input() -> None:
 
     before = copy.deepcopy(STATE)
     normalise_state(STATE, {"ignore": ["phone.messages.*.sent_at", "phone.device"], "unordered": ["phone.tags"]})
-    assert STATE == before
+    assert before == STATE
 
 
 def test_limit_caps_the_differences() -> None:

@@ -20,7 +20,6 @@ from validator.sandbox.runtime import (
     deep_merge,
     json_copy,
     load_sandbox_class,
-    plain_schema,
     public_methods,
 )
 
@@ -47,11 +46,6 @@ def test_json_copy_copies_deeply_and_rejects_what_is_not_json() -> None:
     for bad in ({"a": (1, 2)}, {1: "x"}, {"a": float("nan")}, [object()]):
         with pytest.raises(NotJson):
             json_copy(bad)
-
-
-def test_plain_schema_drops_bilingual_descriptions_at_any_depth() -> None:
-    schema = {"type": "object", "description": {"en": "x", "zh": "x"}, "properties": {"description": {"type": "string", "description": "kept"}}, "anyOf": [{"description": {"en": "a", "zh": "b"}}]}
-    assert plain_schema(schema) == {"type": "object", "properties": {"description": {"type": "string", "description": "kept"}}, "anyOf": [{}]}
 
 
 # ----------------------------------------------------------------------------- loading

@@ -1,6 +1,6 @@
 """A tiny repository with one sandbox, `toy`, whose methods misbehave on purpose.
 
-Written to a temporary folder and loaded through the real path (Repo.load → Runtime.from_repo),
+Written to a temporary folder and loaded through the real path (Corpus.load → Runtime.from_corpus),
 so the tests exercise importing sandbox.py by file path too.
 """
 
@@ -10,7 +10,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from validator.repo import Repo
+from validator.corpus.index import Corpus
 from validator.sandbox.runtime import Runtime
 
 SOURCE = '''
@@ -149,7 +149,7 @@ SPECS = [
     _spec("crash"),
     *(_spec(name, returns=ANY_OBJECT) for name in ("read_file", "connect", "spawn", "shell", "list_dir", "nap", "late_import", "swallow", "spin", "spin_swallow")),
     _spec("leak"),
-    _spec("mutate_args", {"items": {"type": "array", "items": {"type": "integer"}, "description": {"en": "Items.", "zh": "条目。"}}}, ["items"]),
+    _spec("mutate_args", {"items": {"type": "array", "items": {"type": "integer", "description": {"en": "An item.", "zh": "一个条目。"}}, "description": {"en": "Items.", "zh": "条目。"}}}, ["items"]),
 ]
 
 STATE = {"sandbox": "toy", "clock": "2024-05-06T09:00:00+08:00", "counters": {"entry": 0}, "data": {"log": [], "settings": {"mode": "a", "level": 1}}}
@@ -166,4 +166,4 @@ def write_toy_repo(root: Path, source: str = SOURCE) -> Path:
 
 
 def toy_runtime(root: Path, source: str = SOURCE) -> Runtime:
-    return Runtime.from_repo(Repo.load(write_toy_repo(root, source)))
+    return Runtime.from_corpus(Corpus.load(write_toy_repo(root, source)))

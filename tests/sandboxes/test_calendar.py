@@ -188,6 +188,9 @@ def test_repeating_event_rules() -> None:
     assert error_kind(sandbox, "create_recurring_event", **base, until="2024-07-01") == "invalid_recurrence"
     assert error_kind(sandbox, "create_recurring_event", **{**base, "frequency": "weekdays", "start": "2024-07-20T09:00"}, count=3) == "invalid_recurrence"
     assert error_kind(sandbox, "create_recurring_event", **{**base, "frequency": "daily"}, until="2024-12-31") == "too_many_occurrences"
+    # an impossible date breaks `format: date`: the runtime refuses it before the method runs
+    # (with the validator `callbank check` uses too), and the method still refuses it when called
+    assert support.runtime().argument_errors("create_recurring_event", {**base, "until": "2024-02-30"}) == ['until: "2024-02-30" is not a "date"']
     assert error_kind(sandbox, "create_recurring_event", **base, until="2024-02-30") == "invalid_date"
     assert error_kind(sandbox, "create_recurring_event", **{**base, "start": "2024-07-15T08:00"}, count=2) == "time_in_past"
     assert error_kind(sandbox, "create_recurring_event", **{**base, "start": "2024-07-16T25:00"}, count=2) == "invalid_time"

@@ -18,9 +18,9 @@ import pytest
 
 from tests.sandboxes import support
 from validator import matchers
-from validator.sandbox import replay as replay_module
 from validator.facts import read_facts
 from validator.rules.scenarios import scenario_calls
+from validator.sandbox import replay as replay_module
 from validator.sandbox.base import Sandbox
 
 NAMES = support.sandbox_names()

@@ -89,7 +89,7 @@ def test_imperial_units_convert() -> None:
     metric = run(sandbox, "get_weather_forecast", city="London", days=2)
     imperial = run(sandbox, "get_weather_forecast", city="London", days=2, units="imperial")
     assert imperial["units"]["temperature"] == "°F" and metric["units"]["temperature"] == "°C"
-    for m, i in zip(metric["days"], imperial["days"]):
+    for m, i in zip(metric["days"], imperial["days"], strict=True):
         assert abs(i["high"] - (m["high"] * 9 / 5 + 32)) <= 1
 
 

@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 
-from validator.repo import Repo
+from validator.corpus.index import Corpus
 from validator.scoring.agent import load_replayer
 from validator.scoring.metrics import build_report
 from validator.scoring.predictions import parse_predictions
@@ -21,12 +21,12 @@ FIXTURE = Path(__file__).resolve().parent.parent / "fixtures" / "repos" / "scori
 
 
 @pytest.fixture(scope="session")
-def repo() -> Repo:
-    return Repo.load(FIXTURE)
+def repo() -> Corpus:
+    return Corpus.load(FIXTURE)
 
 
 @pytest.fixture(scope="session")
-def replayer(repo: Repo) -> Any:
+def replayer(repo: Corpus) -> Any:
     return load_replayer(repo)
 
 
@@ -35,7 +35,7 @@ def jsonl(records: Iterable[dict[str, Any]]) -> bytes:
 
 
 @pytest.fixture(scope="session")
-def searcher(repo: Repo) -> Any:
+def searcher(repo: Corpus) -> Any:
     return load_searcher(repo)
 
 
@@ -43,7 +43,7 @@ _SEARCHERS: dict[int, Any] = {}
 
 
 def score_records(
-    repo: Repo,
+    repo: Corpus,
     records: Iterable[dict[str, Any]],
     replayer: Any = None,
     *,
@@ -55,6 +55,6 @@ def score_records(
     searches are re-run against the repository's catalog unless a searcher (or None) is given."""
     if searcher == "default":
         searcher = _SEARCHERS.setdefault(id(repo), load_searcher(repo))
-    units = collect_units(repo.cases, repo.scenarios, repo.specs, langs=langs, categories=categories)
-    scored = score_units(units, parse_predictions(jsonl(records)), replayer, searcher)
+    units = collect_units(repo, langs=langs, categories=categories)
+    scored = score_units(units, parse_predictions(jsonl(records)), repo.specs, replayer, searcher)
     return build_report(scored, units)

@@ -19,10 +19,11 @@ from typing import Any
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from validator.corpus.build import build_checkpoint
+from validator.corpus.index import Corpus
 from validator.linear_regex import compile_regex
 from validator.matchers import matches
-from validator.repo import Repo
-from validator.scoring.match import ApiSchemas, score_checkpoint
+from validator.scoring.match import score_checkpoint
 from validator.scoring.parse import parse_prediction, parse_text
 from validator.scoring.special import read_params
 from validator.textnorm import fold_free_text, normalize_text
@@ -56,9 +57,9 @@ def within_budget(work: Callable[[], Any], text: str) -> None:
     assert spent <= SECONDS_PER_CHAR * len(text), f"{spent:.2f} s CPU for {len(text):,} characters ({text[:60]!r}…)"
 
 
-SCHEMAS = ApiSchemas.from_specs(Repo.load(FIXTURE).specs)
-SPECIAL = {"special": "error_param", "api": "api", "params": {"a": -30, "x": "2024-02-30"}}
-CALL = {"calls": [{"api": "send_message", "args": {"receiver": "Li", "content": {"$text": "I'll be ten minutes late"}}}]}
+SCHEMAS = Corpus.load(FIXTURE).specs
+SPECIAL = build_checkpoint({"special": "error_param", "api": "api", "params": {"a": -30, "x": "2024-02-30"}})
+CALL = build_checkpoint({"calls": [{"api": "send_message", "args": {"receiver": "Li", "content": {"$text": "I'll be ten minutes late"}}}]})
 # patterns that make a backtracking engine quadratic or exponential
 PATTERNS = [
     "(?is).*login.*on-?call.*release.*",
@@ -97,7 +98,7 @@ def test_native_tool_call_arguments(text: str) -> None:
     arguments = json.dumps({"receiver": "Li", "content": text}, ensure_ascii=False)
     for value in (arguments, text):
         record = {"output": text, "tool_calls": [{"type": "function", "function": {"name": "send_message", "arguments": value}}]}
-        within_budget(lambda: score_checkpoint(CALL, parse_prediction(record), SCHEMAS, "en"), text)
+        within_budget(lambda record=record: score_checkpoint(CALL, parse_prediction(record), SCHEMAS, "en"), text)
 
 
 @SETTINGS

@@ -17,61 +17,61 @@ from typing import Any
 
 import pytest
 
+from validator.corpus.index import Corpus
 from validator.models import create_model
 from validator.models.base import ModelContext
 from validator.models.episode import environments
 from validator.models.runner import predictions
-from validator.repo import Repo
 from validator.scoring.agent import AgentVerdict, ReferenceCache, load_replayer, reference_calls, score_scenario
 
 ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def corpus() -> Repo:
-    return Repo.load(ROOT)
+def corpus() -> Corpus:
+    return Corpus.load_benchmark(ROOT, "test")
 
 
 @pytest.fixture(scope="module")
-def judge(corpus: Repo) -> Any:
+def judge(corpus: Corpus) -> Any:
     replayer = load_replayer(corpus)
     assert replayer is not None
     cache = ReferenceCache(replayer)
 
     def verdict(record: dict[str, Any]) -> AgentVerdict:
-        return score_scenario(corpus.scenarios[record["id"]], record, record["lang"], replayer, cache)
+        return score_scenario(corpus.scenarios[record["id"]].data, record, record["lang"], replayer, cache)
 
     return verdict
 
 
-def run(corpus: Repo, model: str, syntax: str = "python") -> list[dict[str, Any]]:
-    context = ModelContext({}, corpus.scenarios, corpus.specs)
-    return list(predictions(create_model(model, context), {}, corpus.scenarios, corpus.specs, syntax=syntax, environment=environments(corpus), root=corpus.root))
+def run(corpus: Corpus, model: str, syntax: str = "python") -> list[dict[str, Any]]:
+    model_ = create_model(model, ModelContext(corpus))
+    return list(predictions(model_, corpus, syntax=syntax, categories=("agent",), environment=environments(corpus)))
 
 
 @pytest.fixture(scope="module")
-def oracle_records(corpus: Repo) -> list[dict[str, Any]]:
+def oracle_records(corpus: Corpus) -> list[dict[str, Any]]:
     return run(corpus, "oracle")
 
 
-def test_every_scenario_is_in_the_new_form(corpus: Repo) -> None:
+def test_every_scenario_is_in_the_new_form(corpus: Corpus) -> None:
     assert len(corpus.scenarios) >= 92
-    for scenario in corpus.scenarios.values():
+    for scenario in (s.data for s in corpus.scenarios.values()):
         assert isinstance(scenario["time"], str) and isinstance(scenario["outputs"], list) and scenario["outputs"], scenario["id"]
 
 
-def test_the_oracle_is_right_everywhere(corpus: Repo, judge: Any, oracle_records: list[dict[str, Any]]) -> None:
+def test_the_oracle_is_right_everywhere(corpus: Corpus, judge: Any, oracle_records: list[dict[str, Any]]) -> None:
     assert len(oracle_records) == 2 * len(corpus.scenarios)
     wrong = [(r["id"], r["lang"], v.error, v.detail) for r in oracle_records if not (v := judge(r)).correct or v.process != 1.0]
     assert wrong == []
 
 
-def test_the_oracle_is_right_with_native_tool_calls(corpus: Repo, judge: Any) -> None:
+def test_the_oracle_is_right_with_native_tool_calls(corpus: Corpus, judge: Any) -> None:
     wrong = [(r["id"], r["lang"]) for r in run(corpus, "oracle", "tool_calls") if not judge(r).correct]
     assert wrong == []
 
 
-def test_the_null_agent_is_right_nowhere(corpus: Repo, judge: Any) -> None:
+def test_the_null_agent_is_right_nowhere(corpus: Corpus, judge: Any) -> None:
     right = [(r["id"], r["lang"]) for r in run(corpus, "null") if judge(r).correct]
     assert right == []
 
@@ -90,10 +90,10 @@ def _figures(scenario: dict[str, Any]) -> list[str]:
     return found
 
 
-def test_a_refusal_that_lists_the_figures_fails_every_scenario_that_changes_the_state(corpus: Repo, judge: Any, oracle_records: list[dict[str, Any]]) -> None:
+def test_a_refusal_that_lists_the_figures_fails_every_scenario_that_changes_the_state(corpus: Corpus, judge: Any, oracle_records: list[dict[str, Any]]) -> None:
     passed = []
     for record in oracle_records:
-        scenario = corpus.scenarios[record["id"]]
+        scenario = corpus.scenarios[record["id"]].data
         if scenario.get("no_change"):
             continue
         refusal = "Sorry, I could NOT do any of that. " if record["lang"] == "en" else "抱歉，这些我都没办成。"
@@ -122,11 +122,11 @@ def test_content_parts_are_read_like_strings(judge: Any, oracle_records: list[di
     assert wrong == []
 
 
-def test_writing_before_asking_fails_exactly_where_the_user_must_confirm(corpus: Repo, judge: Any, oracle_records: list[dict[str, Any]]) -> None:
+def test_writing_before_asking_fails_exactly_where_the_user_must_confirm(corpus: Corpus, judge: Any, oracle_records: list[dict[str, Any]]) -> None:
     """An eager agent makes every reference call in its first turn, then reports."""
     outcome: dict[tuple[str, str], AgentVerdict] = {}
     for record in oracle_records:
-        scenario = corpus.scenarios[record["id"]]
+        scenario = corpus.scenarios[record["id"]].data
         calls = reference_calls(scenario, record["lang"])
         told = [m for m in record["messages"] if m["role"] == "assistant" and isinstance(m.get("content"), str) and not m.get("tool_calls")]
         messages = [record["messages"][0], {"role": "assistant", "content": None, "tool_calls": [{"id": f"c{i}"} for i in range(len(calls))]}, *told[-1:]]
@@ -134,7 +134,7 @@ def test_writing_before_asking_fails_exactly_where_the_user_must_confirm(corpus:
         outcome[(record["id"], record["lang"])] = judge(eager)
     must_confirm = {
         (scenario_id, lang)
-        for scenario_id, scenario in corpus.scenarios.items()
+        for scenario_id, scenario in ((k, s.data) for k, s in corpus.scenarios.items())
         for lang in ("en", "zh")
         if any(m.get("confirmed") for m in scenario["milestones"])
     }
@@ -197,13 +197,13 @@ PARAPHRASES.update({
 
 
 @pytest.mark.parametrize("key", sorted(PARAPHRASES))
-def test_paraphrases_of_former_sentence_facts_pass(corpus: Repo, key: tuple[str, str]) -> None:
+def test_paraphrases_of_former_sentence_facts_pass(corpus: Corpus, key: tuple[str, str]) -> None:
     import datetime as dt
 
     from validator.facts import analyse, read_facts, told
 
     scenario_id, lang = key
-    scenario = corpus.scenarios[scenario_id]
+    scenario = corpus.scenarios[scenario_id].data
     analysis = analyse(PARAPHRASES[key], dt.datetime.fromisoformat(scenario["time"]))
     untold = [fact for fact in read_facts(scenario["outputs"]) if not told(fact, analysis, lang)]
     assert untold == []

@@ -8,14 +8,13 @@ from typing import Any
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from validator.repo import Repo
-from validator.scoring.match import ApiSchemas
+from validator.corpus.index import Corpus
 
 from .conftest import FIXTURE
 from .oracle_checkpoints import Checkpoint, as_record, call_checkpoints, judge
 
-REPO = Repo.load(FIXTURE)
-SCHEMAS = ApiSchemas.from_specs(REPO.specs)
+REPO = Corpus.load(FIXTURE)
+SCHEMAS = REPO.specs
 CHECKPOINTS = call_checkpoints(REPO)
 SETTINGS = settings(max_examples=200, deadline=None)
 

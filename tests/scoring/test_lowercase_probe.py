@@ -14,16 +14,16 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from validator.corpus.index import Corpus
+from validator.corpus.langs import LANGS
 from validator.matchers import is_free_text
 from validator.models.request import first_alternative
-from validator.repo import Repo
-from validator.scoring.match import ApiSchemas, score_checkpoint
+from validator.scoring.match import score_checkpoint
 from validator.scoring.parse import Call, Parsed
-from validator.scoring.units import checkpoint_answers
 
 ROOT = Path(__file__).resolve().parents[2]
-REPO = Repo.load(ROOT)
-SCHEMAS = ApiSchemas.from_specs(REPO.specs)
+REPO = Corpus.load(ROOT)
+SCHEMAS = REPO.specs
 Path_ = tuple[Any, ...]
 
 
@@ -46,13 +46,14 @@ def probe(free: bool) -> tuple[int, int]:
     """(right, total) over oracle answers with one (free-text or exact) string lower-cased."""
     right = total = 0
     for case in REPO.cases.values():
-        for lang in ("en", "zh"):
-            for answer in checkpoint_answers(case[lang]):
-                if "special" in answer:
+        for lang in LANGS:
+            for checkpoint in case.dialogues[lang].checkpoints:
+                if checkpoint.special is not None:
                     continue
-                calls = first_alternative(answer, lang)
+                calls = first_alternative(checkpoint, lang)
                 for index, call in enumerate(calls):
-                    properties = SCHEMAS.properties.get(call["api"], {})
+                    spec = SCHEMAS.get(call["api"])
+                    properties = spec.properties if spec is not None else {}
                     for name, value in call["args"].items():
                         for path, schema in string_leaves(value, properties.get(name)):
                             if is_free_text(schema) is not free:
@@ -64,7 +65,7 @@ def probe(free: bool) -> tuple[int, int]:
                                 holder = holder[key]
                             holder[keys[-1]] = holder[keys[-1]].lower()
                             parsed = Parsed("calls", tuple(Call(c["api"], c["args"]) for c in changed))
-                            right += score_checkpoint(answer, parsed, SCHEMAS, lang).correct
+                            right += score_checkpoint(checkpoint, parsed, SCHEMAS, lang).correct
                             total += 1
     return right, total
 

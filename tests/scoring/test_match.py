@@ -7,18 +7,19 @@ from typing import Any
 
 import pytest
 
-from validator.repo import Repo
-from validator.scoring.match import ApiSchemas, Verdict, score_checkpoint
+from validator.corpus.build import build_checkpoint
+from validator.corpus.index import Corpus
+from validator.scoring.match import Specs, Verdict, score_checkpoint
 from validator.scoring.parse import parse_text
 
 
 @pytest.fixture(scope="module")
-def schemas(repo: Repo) -> ApiSchemas:
-    return ApiSchemas.from_specs(repo.specs)
+def schemas(repo: Corpus) -> Specs:
+    return repo.specs
 
 
-def judge(schemas: ApiSchemas, answer: dict[str, Any], text: str, lang: str = "en") -> Verdict:
-    return score_checkpoint(answer, parse_text(text), schemas, lang)
+def judge(schemas: Specs, answer: dict[str, Any], text: str, lang: str = "en") -> Verdict:
+    return score_checkpoint(build_checkpoint(answer), parse_text(text), schemas, lang)
 
 
 def calls(*items: tuple[str, dict[str, Any]]) -> dict[str, Any]:
@@ -28,7 +29,7 @@ def calls(*items: tuple[str, dict[str, Any]]) -> dict[str, Any]:
 WEATHER = calls(("get_weather", {"city": "Hangzhou"}))
 
 
-def test_exact_answer_is_right(schemas: ApiSchemas) -> None:
+def test_exact_answer_is_right(schemas: Specs) -> None:
     verdict = judge(schemas, WEATHER, "[get_weather(city='Hangzhou')]")
     assert verdict.correct and verdict.error is None
     assert verdict.api == (1, 0, 0) and verdict.params == (1, 0, 0)
@@ -52,17 +53,17 @@ def test_exact_answer_is_right(schemas: ApiSchemas) -> None:
         ("get the weather", "format"),
     ],
 )
-def test_wrong_answers_and_their_error_type(schemas: ApiSchemas, text: str, error: str) -> None:
+def test_wrong_answers_and_their_error_type(schemas: Specs, text: str, error: str) -> None:
     verdict = judge(schemas, WEATHER, text)
     assert not verdict.correct and verdict.error == error, verdict
 
 
 @pytest.mark.parametrize("city", ["hangzhou", "HANGZHOU", " Hangzhou ", "Ｈａｎｇｚｈｏｕ"])
-def test_free_text_ignores_case_width_and_outer_spaces(schemas: ApiSchemas, city: str) -> None:
+def test_free_text_ignores_case_width_and_outer_spaces(schemas: Specs, city: str) -> None:
     assert judge(schemas, WEATHER, f"[get_weather(city={city!r})]").correct
 
 
-def test_enumerations_and_patterned_strings_stay_exact(schemas: ApiSchemas) -> None:
+def test_enumerations_and_patterned_strings_stay_exact(schemas: Specs) -> None:
     units = calls(("get_weather", {"city": "Hangzhou", "units": "fahrenheit"}))
     assert judge(schemas, units, "[get_weather(city='Hangzhou', units='fahrenheit')]").correct
     assert judge(schemas, units, "[get_weather(city='Hangzhou', units='Fahrenheit')]").error == "wrong_value"
@@ -74,7 +75,7 @@ def test_enumerations_and_patterned_strings_stay_exact(schemas: ApiSchemas) -> N
     assert judge(schemas, flight, text.replace("2024-06-20", "2024-06-20 ")).error == "wrong_value"
 
 
-def test_optional_parameter_only_at_its_default(schemas: ApiSchemas) -> None:
+def test_optional_parameter_only_at_its_default(schemas: Specs) -> None:
     assert judge(schemas, WEATHER, "[get_weather(city='Hangzhou', units='celsius', days=1)]").correct
     assert judge(schemas, WEATHER, "[get_weather(city='Hangzhou', days=1.0)]").correct  # 1.0 is the JSON number 1
     verdict = judge(schemas, WEATHER, "[get_weather(city='Hangzhou', units='fahrenheit')]")
@@ -86,7 +87,7 @@ def test_optional_parameter_only_at_its_default(schemas: ApiSchemas) -> None:
     assert urgent.error == "wrong_value"
 
 
-def test_numbers_ints_for_number_and_booleans_never_numbers(schemas: ApiSchemas) -> None:
+def test_numbers_ints_for_number_and_booleans_never_numbers(schemas: Specs) -> None:
     money = calls(("convert_currency", {"amount": 100.0, "from_currency": "USD", "to_currency": "CNY"}))
     assert judge(schemas, money, "[convert_currency(amount=100, from_currency='USD', to_currency='CNY')]").correct
     assert judge(schemas, money, "[convert_currency(amount=100.5, from_currency='USD', to_currency='CNY')]").error == "wrong_value"
@@ -99,7 +100,7 @@ def test_numbers_ints_for_number_and_booleans_never_numbers(schemas: ApiSchemas)
     assert judge(schemas, flag, "[send_message(receiver='Li', content='hi', urgent=False)]").error == "wrong_value"
 
 
-def test_nested_objects_every_leaf_and_nested_defaults(schemas: ApiSchemas) -> None:
+def test_nested_objects_every_leaf_and_nested_defaults(schemas: Specs) -> None:
     answer = calls(("add_event", {"title": "Lunch", "start": "2024-06-12T12:30", "location": {"name": "Lakeside", "floor": 3}}))
     base = "[add_event(title='Lunch', start='2024-06-12T12:30', location={})]"
     assert judge(schemas, answer, base.format("{'name': 'Lakeside', 'floor': 3}")).correct
@@ -111,7 +112,7 @@ def test_nested_objects_every_leaf_and_nested_defaults(schemas: ApiSchemas) -> N
     assert judge(schemas, answer, base.format("{'name': 'Lakeside', 'floor': 3, 'wing': 'B'}")).error == "wrong_value"
 
 
-def test_lists_are_ordered_unless_unordered(schemas: ApiSchemas) -> None:
+def test_lists_are_ordered_unless_unordered(schemas: Specs) -> None:
     ordered = calls(("add_event", {"title": "T", "start": "2024-06-12T10:00", "attendees": ["A", "B"]}))
     unordered = calls(("add_event", {"title": "T", "start": "2024-06-12T10:00", "attendees": {"$unordered": ["A", "B"]}}))
     text = "[add_event(title='T', start='2024-06-12T10:00', attendees=['B', 'A'])]"
@@ -120,7 +121,7 @@ def test_lists_are_ordered_unless_unordered(schemas: ApiSchemas) -> None:
     assert judge(schemas, unordered, text.replace("'B', 'A'", "'B', 'A', 'A'")).error == "wrong_value"
 
 
-def test_matchers(schemas: ApiSchemas) -> None:
+def test_matchers(schemas: Specs) -> None:
     answer = calls(
         (
             "send_message",
@@ -148,7 +149,7 @@ def test_matchers(schemas: ApiSchemas) -> None:
     assert judge(schemas, literal, "[add_event(title='T', start='2024-06-12T10:00', location={'name': '$HQ'})]").correct
 
 
-def test_parallel_calls_in_every_order(schemas: ApiSchemas) -> None:
+def test_parallel_calls_in_every_order(schemas: Specs) -> None:
     expected = [
         ("get_weather", {"city": "Beijing"}),
         ("get_weather", {"city": "Shanghai"}),
@@ -166,7 +167,7 @@ def test_parallel_calls_in_every_order(schemas: ApiSchemas) -> None:
         assert judge(schemas, answer, "[" + ", ".join(order) + "]").correct
 
 
-def test_assignment_is_optimal_not_greedy(schemas: ApiSchemas) -> None:
+def test_assignment_is_optimal_not_greedy(schemas: Specs) -> None:
     # first-fit would give the flexible expected call the model's first call and then fail
     answer = calls(("get_weather", {"city": {"$any": ["Beijing", "Shanghai"]}}), ("get_weather", {"city": "Beijing"}))
     assert judge(schemas, answer, "[get_weather(city='Beijing'), get_weather(city='Shanghai')]").correct
@@ -177,7 +178,7 @@ def test_assignment_is_optimal_not_greedy(schemas: ApiSchemas) -> None:
     assert judge(schemas, repeated, "[get_weather(city='Beijing'), get_weather(city='Shanghai')]").error == "wrong_value"
 
 
-def test_best_alternative_wins(schemas: ApiSchemas) -> None:
+def test_best_alternative_wins(schemas: Specs) -> None:
     answer = {
         "one_of": [
             {"calls": [{"api": "get_weather", "args": {"city": "Paris", "units": "fahrenheit"}}]},
@@ -191,21 +192,21 @@ def test_best_alternative_wins(schemas: ApiSchemas) -> None:
     assert wrong.error == "wrong_value"
 
 
-def test_error_precedence_within_a_call(schemas: ApiSchemas) -> None:
+def test_error_precedence_within_a_call(schemas: Specs) -> None:
     answer = calls(("send_message", {"receiver": "Li", "content": "hi"}))
     assert judge(schemas, answer, "[send_message(content=1, color='red')]").error == "missing_parameter"
     assert judge(schemas, answer, "[send_message(receiver='Li', content=1, color='red')]").error == "unexpected_parameter"
     assert judge(schemas, answer, "[send_message(receiver=2, content='ho')]").error == "wrong_type"
 
 
-def test_partial_credit_counts(schemas: ApiSchemas) -> None:
+def test_partial_credit_counts(schemas: Specs) -> None:
     answer = calls(("get_weather", {"city": "Beijing", "days": 3}), ("send_message", {"receiver": "Li", "content": "hi"}))
     verdict = judge(schemas, answer, "[get_weather(city='Beijing', days=2), get_forecast(city='x', date='2024-01-01')]")
     assert verdict.api == (1, 1, 1)  # get_weather right, get_forecast extra, send_message missed
     assert verdict.params == (1, 1 + 2, 1 + 2)  # city right; days wrong (fp+fn); forecast args fp; message args fn
 
 
-def test_special_checkpoints(schemas: ApiSchemas) -> None:
+def test_special_checkpoints(schemas: Specs) -> None:
     answer = {"special": "incomplete", "api": "book_flight", "missing": ["from_city"]}
     right = judge(schemas, answer, "[MISSING] book_flight: from_city")
     assert right.correct and right.detected and right.corrected
@@ -237,7 +238,7 @@ def test_contains_accepts_any_query_holding_every_phrase() -> None:
     assert list(problems({"$contains": ["ok", [""]]}))
 
 
-def test_an_explicit_default_is_accepted_wherever_omitting_is(schemas: ApiSchemas) -> None:
+def test_an_explicit_default_is_accepted_wherever_omitting_is(schemas: Specs) -> None:
     # seats defaults to 1; the answer allows omitting it or giving 2
     answer = calls(("book_flight", {"from_city": "Shanghai", "to_city": "Beijing", "date": "2024-06-20", "seats": {"$optional": 2}}))
     base = "[book_flight(from_city='Shanghai', to_city='Beijing', date='2024-06-20'{})]"
@@ -249,7 +250,7 @@ def test_an_explicit_default_is_accepted_wherever_omitting_is(schemas: ApiSchema
     assert judge(schemas, required, base.format(", seats=1")).error == "wrong_value"  # not optional: the default is wrong
 
 
-def test_an_argument_the_api_does_not_declare_fails_even_when_the_answer_names_it(schemas: ApiSchemas) -> None:
+def test_an_argument_the_api_does_not_declare_fails_even_when_the_answer_names_it(schemas: Specs) -> None:
     answer = calls(("get_weather", {"city": "Hangzhou", "country": "CN"}))
     verdict = judge(schemas, answer, "[get_weather(city='Hangzhou', country='CN')]")
     assert verdict.error == "unexpected_parameter" and "no parameter" in verdict.detail
@@ -263,11 +264,11 @@ def test_an_argument_the_api_does_not_declare_fails_even_when_the_answer_names_i
         "[get_ｗeather(city='Hangzhou')]",
     ],
 )
-def test_full_width_api_names_are_wrong_in_every_syntax(schemas: ApiSchemas, text: str) -> None:
+def test_full_width_api_names_are_wrong_in_every_syntax(schemas: Specs, text: str) -> None:
     assert judge(schemas, WEATHER, text).error == "wrong_api"
 
 
-def test_full_width_argument_names_are_wrong_in_every_syntax(schemas: ApiSchemas) -> None:
+def test_full_width_argument_names_are_wrong_in_every_syntax(schemas: Specs) -> None:
     assert judge(schemas, WEATHER, "[get_weather(ｃｉｔｙ='Hangzhou')]").error == "missing_parameter"
     assert judge(schemas, WEATHER, '[{"name": "get_weather", "arguments": {"ｃｉｔｙ": "Hangzhou"}}]').error == "missing_parameter"
     # string values are data, not names: a full-width value is free text like any other

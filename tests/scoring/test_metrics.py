@@ -7,9 +7,9 @@ from typing import Any
 
 import pytest
 
+from validator.corpus.categories import family
+from validator.corpus.index import Corpus
 from validator.scoring.metrics import REPORT_VERSION, family_weights, prefixes
-from validator.scoring.units import family
-from validator.repo import Repo
 
 from .conftest import score_records
 
@@ -28,34 +28,34 @@ def test_retrieval_counts_with_normal() -> None:
     assert prefixes("normal/atom/bool") == ["normal", "normal/atom", "normal/atom/bool"]
 
 
-def answers_for(repo: Repo, right: set[str]) -> list[dict[str, Any]]:
+def answers_for(repo: Corpus, right: set[str]) -> list[dict[str, Any]]:
     """Oracle-like answers: right for the given case ids, a wrong call elsewhere."""
     from validator.models.render import python_calls
     from validator.models.request import first_alternative
     from validator.scoring.special import render_special
-    from validator.scoring.units import checkpoint_answers
     from validator.toolsearch import SEARCH_API, is_retrieval, reference_query
 
     records = []
     for case_id, case in repo.cases.items():
-        for lang in ("en", "zh"):
-            for step, answer in enumerate(checkpoint_answers(case[lang])):
+        for lang, dialogue in case.dialogues.items():
+            for checkpoint in dialogue.checkpoints:
+                step = checkpoint.step
                 if case_id not in right:
                     output = "[list_notes()]"
-                elif "special" in answer:
-                    output = render_special(answer, lang)
-                elif is_retrieval(case["category"]):  # an episode: search for each API, then call it
-                    calls = first_alternative(answer, lang)
-                    searches = [{"api": SEARCH_API, "args": {"query": reference_query(repo.specs[c["api"]], lang)}} for c in calls]
+                elif checkpoint.special is not None:
+                    output = render_special(dict(checkpoint.answer), lang)
+                elif is_retrieval(case.category):  # an episode: search for each API, then call it
+                    calls = first_alternative(checkpoint, lang)
+                    searches = [{"api": SEARCH_API, "args": {"query": reference_query(repo.specs[c["api"]].document.data, lang)}} for c in calls]
                     records.append({"id": case_id, "lang": lang, "step": step, "calls": searches + calls})
                     continue
                 else:
-                    output = python_calls(first_alternative(answer, lang))
+                    output = python_calls(first_alternative(checkpoint, lang))
                 records.append({"id": case_id, "lang": lang, "step": step, "output": output})
     return records
 
 
-def test_overall_is_the_weighted_sum_of_family_accuracies(repo: Repo) -> None:
+def test_overall_is_the_weighted_sum_of_family_accuracies(repo: Corpus) -> None:
     right = {"single-0001", "bool-0001", "incomplete-0001", "retrieval-call-0001"}
     report = score_records(repo, answers_for(repo, right), categories=["normal", "special", "retrieval"])
     families = report["overall"]["families"]
@@ -76,7 +76,7 @@ def test_overall_is_the_weighted_sum_of_family_accuracies(repo: Repo) -> None:
     assert report["errors"]["special_not_detected"] == 4
 
 
-def test_f1_gives_partial_credit(repo: Repo) -> None:
+def test_f1_gives_partial_credit(repo: Corpus) -> None:
     records = [
         {"id": "parallel-0001", "lang": "en", "output": "[get_weather(city='Beijing'), get_weather(city='Shenzhen')]"},
     ]
@@ -87,7 +87,7 @@ def test_f1_gives_partial_credit(repo: Repo) -> None:
     assert api["precision"] == 1.0 and api["recall"] == pytest.approx(2 / 3, abs=1e-6)
 
 
-def test_report_is_deterministic_and_versioned(repo: Repo) -> None:
+def test_report_is_deterministic_and_versioned(repo: Corpus) -> None:
     records = answers_for(repo, {"single-0001"})
     first = score_records(repo, records)
     assert first == score_records(repo, records)

@@ -11,15 +11,14 @@ import pytest
 from hypothesis import HealthCheck, assume, given, settings
 from hypothesis import strategies as st
 
+from validator.corpus.index import Corpus
 from validator.matchers import matches
-from validator.repo import Repo
-from validator.scoring.match import ApiSchemas
 
 from .conftest import FIXTURE
 from .oracle_checkpoints import Checkpoint, as_record, call_checkpoints, judge
 
-REPO = Repo.load(FIXTURE)
-SCHEMAS = ApiSchemas.from_specs(REPO.specs)
+REPO = Corpus.load(FIXTURE)
+SCHEMAS = REPO.specs
 CHECKPOINTS = call_checkpoints(REPO)
 SYNTAXES = st.sampled_from(["python", "json", "tool_calls"])
 SETTINGS = settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.filter_too_much, HealthCheck.too_slow])
@@ -45,7 +44,7 @@ def set_at(value: Any, path: Path, new: Any) -> None:
 
 
 def expected_arg(checkpoint: Checkpoint, call_index: int, name: str) -> Any:
-    calls = checkpoint.answer["calls"] if "calls" in checkpoint.answer else checkpoint.answer["one_of"][0]["calls"]
+    calls = [{"api": call.api, "args": call.args} for call in checkpoint.checkpoint.first]
     return calls[call_index]["args"][name]
 
 
@@ -129,7 +128,7 @@ def test_dropping_a_required_argument(data: st.DataObject, syntax: str) -> None:
         (checkpoint, i, name)
         for checkpoint in CHECKPOINTS
         for i, call in enumerate(checkpoint.calls)
-        for name in REPO.specs[call["api"]]["parameters"].get("required", [])
+        for name in REPO.specs[call["api"]].required
         if name in call["args"]
     ]
     checkpoint, i, name = data.draw(st.sampled_from(candidates))
@@ -144,7 +143,7 @@ def test_adding_an_unknown_argument(data: st.DataObject, syntax: str, name: str,
     checkpoint = data.draw(st.sampled_from(CHECKPOINTS))
     calls = copy.deepcopy(checkpoint.calls)
     i = data.draw(st.integers(min_value=0, max_value=len(calls) - 1))
-    assume(name not in REPO.specs[calls[i]["api"]]["parameters"]["properties"])
+    assume(name not in REPO.specs[calls[i]["api"]].properties)
     calls[i]["args"][name] = value
     assert_wrong(checkpoint, calls, syntax, "unexpected_parameter")
 

@@ -17,11 +17,12 @@ from typing import Any, NamedTuple
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from validator.corpus import records
+from validator.corpus.index import Corpus
+from validator.corpus.langs import LANGS
 from validator.matchers import concrete_values, is_omittable, matches, render
-from validator.repo import Repo
-from validator.scoring.match import ApiSchemas, alternatives, compare_call
+from validator.scoring.match import compare_call
 from validator.scoring.parse import Call
-from validator.scoring.units import checkpoint_answers
 
 from .conftest import FIXTURE
 
@@ -32,26 +33,24 @@ SETTINGS = settings(max_examples=400, deadline=None, suppress_health_check=[Heal
 class Argument(NamedTuple):
     where: str
     lang: str
-    call: dict[str, Any]  # the expected call (matchers and all)
+    call: records.Call  # the expected call (matchers and all)
     name: str
 
 
-def arguments(repo: Repo) -> list[Argument]:
+def arguments(corpus: Corpus) -> list[Argument]:
     found = []
-    for case_id, case in sorted(repo.cases.items()):
-        for lang in ("en", "zh"):
-            for step, answer in enumerate(checkpoint_answers(case[lang])):
-                if "special" in answer:
-                    continue
-                for calls in alternatives(answer):
-                    for call in calls:
-                        for name in call.get("args") or {}:
-                            found.append(Argument(f"{case_id} {lang} step {step}", lang, call, name))
+    for case_id, case in sorted(corpus.cases.items()):
+        for lang in LANGS:
+            for checkpoint in case.dialogues[lang].checkpoints:
+                for alternative in checkpoint.alternatives:
+                    for call in alternative.calls:
+                        for name in call.args:
+                            found.append(Argument(f"{case_id} {lang} step {checkpoint.step}", lang, call, name))
     return found
 
 
-REPOS = {"corpus": Repo.load(ROOT), "fixture": Repo.load(FIXTURE)}
-SCHEMAS = {key: ApiSchemas.from_specs(repo.specs) for key, repo in REPOS.items()}
+REPOS = {"corpus": Corpus.load(ROOT), "fixture": Corpus.load(FIXTURE)}
+SCHEMAS = {key: corpus.specs for key, corpus in REPOS.items()}
 ARGUMENTS = [(key, argument) for key, repo in REPOS.items() for argument in arguments(repo)]
 JSON = st.recursive(
     st.none() | st.booleans() | st.integers(-5, 5) | st.floats(-5, 5, allow_nan=False) | st.text(max_size=6),
@@ -74,15 +73,15 @@ def variants(value: Any) -> list[Any]:
     if isinstance(value, list):
         return [list(reversed(value)), value[:-1], [*value, value[0]] if value else [None]]
     if isinstance(value, dict):
-        return [{k: v for k, v in list(value.items())[:-1]}, {**value, "extra": 1}]
+        return [dict(list(value.items())[:-1]), {**value, "extra": 1}]
     return [0, ""]
 
 
 @st.composite
 def candidate(draw: st.DrawFn) -> tuple[str, Argument, Any]:
     key, argument = draw(st.sampled_from(ARGUMENTS))
-    want = argument.call["args"][argument.name]
-    schema = SCHEMAS[key].properties.get(argument.call["api"], {}).get(argument.name)
+    want = argument.call.args[argument.name]
+    schema = parameter_schema(key, argument)
     pool = [render(want, argument.lang), *concrete_values(want, argument.lang, limit=8)]
     pool += [variant for value in list(pool) for variant in variants(value)]
     if isinstance(schema, dict) and "default" in schema:
@@ -91,9 +90,14 @@ def candidate(draw: st.DrawFn) -> tuple[str, Argument, Any]:
     return key, argument, value
 
 
+def parameter_schema(key: str, argument: Argument) -> Any:
+    spec = SCHEMAS[key].get(argument.call.api)
+    return spec.properties.get(argument.name) if spec is not None else None
+
+
 def scorer_accepts(key: str, argument: Argument, args: dict[str, Any]) -> bool:
-    rendered = render({k: v for k, v in (argument.call.get("args") or {}).items() if k != argument.name}, argument.lang)
-    check = compare_call(argument.call, Call(argument.call["api"], {**rendered, **args}), SCHEMAS[key], argument.lang)
+    rendered = render({k: v for k, v in argument.call.args.items() if k != argument.name}, argument.lang)
+    check = compare_call(argument.call, Call(argument.call.api, {**rendered, **args}), SCHEMAS[key], argument.lang)
     return check.error is None
 
 
@@ -105,21 +109,21 @@ def test_the_corpus_has_material() -> None:
 @given(candidate())
 def test_a_value_is_right_exactly_when_the_matcher_accepts_it(drawn: tuple[str, Argument, Any]) -> None:
     key, argument, value = drawn
-    want = argument.call["args"][argument.name]
-    schema = SCHEMAS[key].properties.get(argument.call["api"], {}).get(argument.name)
+    want = argument.call.args[argument.name]
+    schema = parameter_schema(key, argument)
     assert scorer_accepts(key, argument, {argument.name: value}) == matches(want, value, argument.lang, schema), (argument.where, want, value)
 
 
 def test_omitting_an_argument_is_right_exactly_when_the_matcher_allows_it() -> None:
     for key, argument in ARGUMENTS:
-        want = argument.call["args"][argument.name]
+        want = argument.call.args[argument.name]
         assert scorer_accepts(key, argument, {}) == is_omittable(want), argument.where
 
 
 def test_the_oracle_and_the_rules_see_values_the_scorer_accepts() -> None:
     for key, argument in ARGUMENTS:
-        want = argument.call["args"][argument.name]
-        schema = SCHEMAS[key].properties.get(argument.call["api"], {}).get(argument.name)
+        want = argument.call.args[argument.name]
+        schema = parameter_schema(key, argument)
         assert matches(want, render(want, argument.lang), argument.lang, schema), argument.where
         for value in concrete_values(want, argument.lang):
             assert scorer_accepts(key, argument, {argument.name: value}), (argument.where, value)

@@ -6,21 +6,21 @@ from typing import Any
 
 import pytest
 
+from validator.corpus.index import Corpus
 from validator.models import create_model
 from validator.models.base import ModelContext
 from validator.models.episode import environments
 from validator.models.runner import predictions
-from validator.repo import Repo
 
 from .conftest import score_records
 
 SYNTAXES = ("python", "json", "tool_calls")
 
 
-def run(repo: Repo, model: str, syntax: str) -> list[dict[str, Any]]:
-    context = ModelContext(repo.cases, repo.scenarios, repo.specs)
+def run(repo: Corpus, model: str, syntax: str) -> list[dict[str, Any]]:
+    context = ModelContext(repo)
     return list(
-        predictions(create_model(model, context), repo.cases, repo.scenarios, repo.specs, syntax=syntax, environment=environments(repo), root=repo.root)
+        predictions(create_model(model, context), repo, syntax=syntax, environment=environments(repo))
     )
 
 
@@ -46,11 +46,11 @@ def every_accuracy(report: dict[str, Any]) -> dict[str, float | None]:
     return figures
 
 
-def test_fixture_covers_every_category_in_both_languages(repo: Repo) -> None:
+def test_fixture_covers_every_category_in_both_languages(repo: Corpus) -> None:
     from validator.scoring.units import collect_units
 
-    categories = {u.category for u in collect_units(repo.cases, repo.scenarios, repo.specs).cases}
-    categories |= {f"agent/{s['mode']}" for s in repo.scenarios.values()}
+    categories = {u.category for u in collect_units(repo).cases}
+    categories |= {s.category for s in repo.scenarios.values()}
     assert categories == {
         "normal/single_turn/single", "normal/single_turn/parallel", "normal/multi_turn/adjust", "normal/multi_turn/switch",
         "normal/similar_api", "normal/preference", "normal/atom/bool", "normal/atom/enum", "normal/atom/number",
@@ -60,18 +60,18 @@ def test_fixture_covers_every_category_in_both_languages(repo: Repo) -> None:
 
 
 @pytest.mark.parametrize("syntax", SYNTAXES)
-def test_oracle_scores_exactly_one_everywhere(repo: Repo, replayer: Any, syntax: str) -> None:
+def test_oracle_scores_exactly_one_everywhere(repo: Corpus, replayer: Any, syntax: str) -> None:
     assert replayer is not None, "the sandbox runtime is needed to score agent scenarios"
     report = score_records(repo, run(repo, "oracle", syntax), replayer)
     not_one = {name: value for name, value in every_accuracy(report).items() if value != 1.0}
     assert not_one == {}
-    assert report["errors"] == {code: 0 for code in report["errors"]}
+    assert report["errors"] == dict.fromkeys(report["errors"], 0)
     assert report["missing"] == [] and report["problems"] == []
     assert all(r["correct"] for r in report["results"])
 
 
 @pytest.mark.parametrize("syntax", SYNTAXES)
-def test_null_scores_zero_everywhere(repo: Repo, replayer: Any, syntax: str) -> None:
+def test_null_scores_zero_everywhere(repo: Corpus, replayer: Any, syntax: str) -> None:
     # Doing nothing is right nowhere in a valid corpus: `callbank exec` (EXE008) requires every
     # scenario to change the state, or, for a refusal (`no_change`), to have outputs to tell.
     report = score_records(repo, run(repo, "null", syntax), replayer)
@@ -79,21 +79,21 @@ def test_null_scores_zero_everywhere(repo: Repo, replayer: Any, syntax: str) -> 
     zero = {name: value for name, value in every_accuracy(report).items() if value != 0.0}
     assert zero == {}
     refusal = [r for r in report["results"] if r["id"] == "office-0003"]
-    assert repo.scenarios["office-0003"]["no_change"] is True
+    assert repo.scenarios["office-0003"].no_change is True
     assert [r["error"] for r in refusal] == ["agent_untold"] * 2 and all("never told" in r["detail"] for r in refusal)
     assert report["missing"] == [] and report["problems"] == []
 
 
-def test_doing_nothing_passes_where_nothing_is_asked(repo: Repo, replayer: Any) -> None:
+def test_doing_nothing_passes_where_nothing_is_asked(repo: Corpus, replayer: Any) -> None:
     """If a scenario required nothing at all (exec forbids it), null would rightly pass it."""
     from validator.scoring.agent import ReferenceCache, score_scenario
 
-    scenario = {key: value for key, value in repo.scenarios["office-0003"].items() if key != "outputs"}
+    scenario = {key: value for key, value in repo.scenarios["office-0003"].data.items() if key != "outputs"}
     verdict = score_scenario(scenario, {"calls": [], "messages": []}, "en", replayer, ReferenceCache(replayer))
     assert verdict.correct
 
 
-def test_oracle_zh_uses_chinese_markers_and_en_english(repo: Repo) -> None:
+def test_oracle_zh_uses_chinese_markers_and_en_english(repo: Corpus) -> None:
     records = {(r["id"], r["lang"]): r for r in run(repo, "oracle", "python") if "output" in r}
     assert records[("incomplete-0001", "zh")]["output"].startswith("【缺少参数】")
     assert records[("incomplete-0001", "en")]["output"].startswith("[MISSING]")

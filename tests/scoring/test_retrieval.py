@@ -10,15 +10,13 @@ import pytest
 from click.testing import CliRunner
 
 from validator.cli import cli
+from validator.corpus.index import Corpus
 from validator.models import create_model
 from validator.models.base import ModelContext
 from validator.models.episode import environments
 from validator.models.retrieval import case_environments
 from validator.models.runner import predictions
-from validator.repo import Repo
-from validator.scoring.match import ApiSchemas
 from validator.scoring.retrieval import Searcher, load_searcher, score_retrieval
-from validator.scoring.units import checkpoint_answers
 
 from .conftest import FIXTURE, jsonl, score_records
 
@@ -26,22 +24,22 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 @pytest.fixture(scope="module")
-def corpus() -> Repo:
+def corpus() -> Corpus:
     """The repository's own corpus: its retrieval cases and its whole API catalog."""
-    return Repo.load(ROOT)
+    return Corpus.load(ROOT)
 
 
-def verdict(repo: Repo, searcher: Searcher | None, case_id: str, lang: str, record: dict[str, Any]) -> Any:
+def verdict(repo: Corpus, searcher: Searcher | None, case_id: str, lang: str, record: dict[str, Any]) -> Any:
     assert searcher is not None
-    answer = checkpoint_answers(repo.cases[case_id][lang])[0]
-    return score_retrieval(answer, record, ApiSchemas.from_specs(repo.specs), lang, searcher)
+    checkpoint = repo.cases[case_id].dialogues[lang].checkpoints[0]
+    return score_retrieval(checkpoint, record, repo.specs, lang, searcher)
 
 
 def search(query: str) -> dict[str, Any]:
     return {"api": "search_tools", "args": {"query": query}}
 
 
-def test_a_nonsense_query_never_finds_the_api(corpus: Repo) -> None:
+def test_a_nonsense_query_never_finds_the_api(corpus: Corpus) -> None:
     """rt-call-0006 passed with the query "zzz" when any query was accepted and results were canned."""
     searcher = load_searcher(corpus)
     call = {"api": "list_saved_places", "args": {}}
@@ -54,7 +52,7 @@ def test_a_nonsense_query_never_finds_the_api(corpus: Repo) -> None:
     assert chinese.correct
 
 
-def test_a_call_to_an_api_the_searches_never_returned_is_not_retrieved(repo: Repo) -> None:
+def test_a_call_to_an_api_the_searches_never_returned_is_not_retrieved(repo: Corpus) -> None:
     searcher = load_searcher(repo)
     weather = {"api": "get_weather", "args": {"city": "Tokyo"}}
     elsewhere = verdict(repo, searcher, "retrieval-call-0001", "en", {"calls": [search("convert currency"), weather]})
@@ -67,7 +65,7 @@ def test_a_call_to_an_api_the_searches_never_returned_is_not_retrieved(repo: Rep
     assert found.correct
 
 
-def test_found_calls_are_compared_like_any_answer(repo: Repo) -> None:
+def test_found_calls_are_compared_like_any_answer(repo: Corpus) -> None:
     searcher = load_searcher(repo)
     wrong_city = verdict(repo, searcher, "retrieval-call-0001", "en", {"calls": [search("weather"), {"api": "get_weather", "args": {"city": "Osaka"}}]})
     assert wrong_city.error == "wrong_value"
@@ -106,32 +104,32 @@ def test_scoring_a_file_runs_the_searches_again_and_never_reads_their_results(tm
         (crowded / "specs" / "office" / f"weather_station_{n}.yaml").write_text(
             f"name: weather_station_{n}\ndomain: office.weather\nspec_only: true\n"
             f"description: {{en: Weather weather station {n}., zh: 天气天气气象站{n}。}}\n"
-            "parameters: {type: object, properties: {}}\nreturns: {type: object}\n",
+            "parameters: {type: object, properties: {}, additionalProperties: false}\nreturns: {type: object}\n",
             encoding="utf-8",
         )
     assert score(crowded)[("retrieval-call-0001", "zh")] == (False, "not_retrieved")
 
 
-def test_without_a_catalog_search_retrieval_is_not_scored(repo: Repo) -> None:
+def test_without_a_catalog_search_retrieval_is_not_scored(repo: Corpus) -> None:
     report = score_records(repo, [], categories=["retrieval"], searcher=None)
     assert report["results"] == [] and any("retrieval case runs not scored" in note for note in report["notes"])
 
 
-def run(repo: Repo, model: str, syntax: str) -> list[dict[str, Any]]:
-    context = ModelContext(repo.cases, repo.scenarios, repo.specs)
+def run(repo: Corpus, model: str, syntax: str) -> list[dict[str, Any]]:
+    context = ModelContext(repo)
     return list(
         predictions(
-            create_model(model, context), repo.cases, repo.scenarios, repo.specs, syntax=syntax, categories=["retrieval"],
-            environment=environments(repo), case_environment=case_environments(repo), root=repo.root,
+            create_model(model, context), repo, syntax=syntax, categories=["retrieval"],
+            environment=environments(repo), case_environment=case_environments(repo),
         )
     )  # fmt: skip
 
 
 @pytest.mark.parametrize("syntax", ["python", "tool_calls"])
-def test_the_oracle_scores_one_and_null_zero_on_the_retrieval_cases(corpus: Repo, syntax: str) -> None:
+def test_the_oracle_scores_one_and_null_zero_on_the_retrieval_cases(corpus: Corpus, syntax: str) -> None:
     oracle = score_records(corpus, run(corpus, "oracle", syntax), categories=["retrieval"])
     assert {lang: oracle["languages"][lang]["score"] for lang in ("en", "zh")} == {"en": 1.0, "zh": 1.0}
-    count = {category: 2 * sum(1 for c in corpus.cases.values() if c["category"] == category) for category in ("retrieval/call", "retrieval/plan")}
+    count = {category: 2 * sum(1 for c in corpus.cases.values() if c.category == category) for category in ("retrieval/call", "retrieval/plan")}
     assert {category: oracle["categories"][category]["n"] for category in count} == count and all(count.values())
     assert oracle["categories"]["retrieval"]["accuracy"] == 1.0 and oracle["f1"]["api"]["f1"] == 1.0
     null = score_records(corpus, run(corpus, "null", syntax), categories=["retrieval"])

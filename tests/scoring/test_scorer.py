@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from validator.repo import Repo
+from validator.corpus.index import Corpus
 
 from .conftest import score_records
 
@@ -23,7 +23,7 @@ def result(report: dict[str, Any], case_id: str, lang: str = "en") -> dict[str, 
     return next(r for r in report["results"] if r["id"] == case_id and r["lang"] == lang)
 
 
-def test_missing_predictions_count_wrong_and_are_listed(repo: Repo) -> None:
+def test_missing_predictions_count_wrong_and_are_listed(repo: Corpus) -> None:
     report = score_records(repo, records(RIGHT), categories=["normal"])
     assert result(report, "enum-0001")["correct"]
     missing = result(report, "bool-0001")
@@ -33,7 +33,7 @@ def test_missing_predictions_count_wrong_and_are_listed(repo: Repo) -> None:
     assert report["categories"]["normal"]["correct"] == 2
 
 
-def test_a_dialogue_is_right_only_when_every_checkpoint_is(repo: Repo) -> None:
+def test_a_dialogue_is_right_only_when_every_checkpoint_is(repo: Corpus) -> None:
     answers = dict(RIGHT)
     answers[("adjust-0001", "en", 1)] = "[get_weather(city='Beijing', units='fahrenheit', days=4)]"
     report = score_records(repo, records(answers), langs=["en"], categories=["normal/multi_turn"])
@@ -43,7 +43,7 @@ def test_a_dialogue_is_right_only_when_every_checkpoint_is(repo: Repo) -> None:
     assert report["multi_turn"]["checkpoints"]["correct"] == 1 and report["multi_turn"]["checkpoints"]["n"] == 4
 
 
-def test_partly_missing_dialogue(repo: Repo) -> None:
+def test_partly_missing_dialogue(repo: Corpus) -> None:
     answers = {("adjust-0001", "en", 1): RIGHT[("adjust-0001", "en", 1)]}
     report = score_records(repo, records(answers), langs=["en"], categories=["normal/multi_turn/adjust"])
     adjust = result(report, "adjust-0001")
@@ -51,8 +51,9 @@ def test_partly_missing_dialogue(repo: Repo) -> None:
     assert report["missing"] == [{"id": "adjust-0001", "lang": "en", "step": 0}]
 
 
-def test_unknown_ids_and_steps_are_problems_outside_selection_is_ignored(repo: Repo) -> None:
-    extra = records(RIGHT) + [
+def test_unknown_ids_and_steps_are_problems_outside_selection_is_ignored(repo: Corpus) -> None:
+    extra = [
+        *records(RIGHT),
         {"id": "no-such-case", "lang": "en", "output": "[]"},
         {"id": "enum-0001", "lang": "en", "step": 3, "output": "[]"},
         {"id": "bool-0001", "lang": "zh", "output": "[]"},  # zh not selected
@@ -66,7 +67,7 @@ def test_unknown_ids_and_steps_are_problems_outside_selection_is_ignored(repo: R
     assert report["ignored"] == 2
 
 
-def test_results_carry_error_details(repo: Repo) -> None:
+def test_results_carry_error_details(repo: Corpus) -> None:
     answers = {("enum-0001", "en", 0): "[convert_currency(amount=50, from_currency='EUR', to_currency='CNY')]"}
     report = score_records(repo, records(answers), langs=["en"], categories=["normal/atom/enum"])
     entry = result(report, "enum-0001")

@@ -136,16 +136,17 @@ def test_the_same_marker_twice_is_one_answer() -> None:
 
 
 def test_hedged_answers_score_wrong_with_their_own_error_type() -> None:
-    from validator.repo import Repo
-    from validator.scoring.match import ApiSchemas, score_checkpoint
+    from validator.corpus.build import build_checkpoint
+    from validator.corpus.index import Corpus
+    from validator.scoring.match import score_checkpoint
 
     from .conftest import FIXTURE
 
-    schemas = ApiSchemas.from_specs(Repo.load(FIXTURE).specs)
+    schemas = Corpus.load(FIXTURE).specs
     for answer in (IRRELEVANT_CASE, WEATHER_CALL):
-        verdict = score_checkpoint(answer, parse_text("[IRRELEVANT]\n[get_weather(city='Paris')]"), schemas, "en")
+        verdict = score_checkpoint(build_checkpoint(answer), parse_text("[IRRELEVANT]\n[get_weather(city='Paris')]"), schemas, "en")
         assert not verdict.correct and verdict.error == "hedged", verdict
-    special = score_checkpoint(IRRELEVANT_CASE, parse_text("【无关】\nget_weather(city='巴黎')"), schemas, "zh")
+    special = score_checkpoint(build_checkpoint(IRRELEVANT_CASE), parse_text("【无关】\nget_weather(city='巴黎')"), schemas, "zh")
     assert special.error == "hedged" and special.detected is False
 
 

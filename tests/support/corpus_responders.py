@@ -26,7 +26,6 @@ from validator.models.endpoint import native_messages, text_messages
 from validator.models.render import text_calls, tool_calls
 from validator.models.request import first_alternative
 from validator.models.runner import CaseJob, RetrievalJob, plan
-from validator.scoring.units import checkpoint_answers
 from validator.toolsearch import SEARCH_API, reference_query
 
 Key = tuple[str, str, "int | None"]
@@ -65,7 +64,7 @@ class CorpusResponder:
         self.requests: dict[str, Request] = {}
         self.openings: dict[str, Request] = {}  # retrieval episodes, by their system prompt and dialogue
         for style in styles:
-            for job in plan(repo.cases, repo.scenarios, repo.specs, syntax=syntax, style=style, root=root).jobs:
+            for job in plan(repo, syntax=syntax, style=style):
                 if isinstance(job, CaseJob):
                     self.requests[fingerprint(sent_messages(job.request, style))] = job.request
                 elif isinstance(job, RetrievalJob):
@@ -105,7 +104,7 @@ def oracle_answers(repo: Any) -> Callable[[Request], Reply]:
     from validator.models.base import ModelContext
     from validator.models.oracle import create
 
-    oracle = create(ModelContext(repo.cases, repo.scenarios, repo.specs))
+    oracle = create(ModelContext(repo))
     return lambda request: as_server_reply(oracle.complete(request))
 
 
@@ -138,12 +137,12 @@ def oracle_episode(repo: Any) -> Callable[[Request, ChatRequest], Reply]:
     assert searcher is not None, "the corpus has no runnable search_tools"
 
     def respond(opening: Request, request: ChatRequest) -> Reply:
-        answer = checkpoint_answers(repo.cases[opening.id][opening.lang])[opening.step]
+        checkpoint = repo.cases[opening.id].dialogues[opening.lang].checkpoints[opening.step]
         steps: list[list[dict[str, Any]]] = []
         found: set[str] = set()
-        for call in first_alternative(answer, opening.lang):
+        for call in first_alternative(checkpoint, opening.lang):
             if call["api"] not in found:
-                search = {"api": SEARCH_API, "args": {"query": reference_query(repo.specs[call["api"]], opening.lang)}}
+                search = {"api": SEARCH_API, "args": {"query": reference_query(repo.specs[call["api"]].document.data, opening.lang)}}
                 found.update(searcher.search(search["args"], opening.lang))
                 steps.append([search])
             steps.append([call])

@@ -21,6 +21,7 @@ Helpers build responders: :func:`scripted` (replies in order), :func:`always`, :
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import json
 import threading
@@ -250,10 +251,8 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             pass
 
         def handle(self) -> None:
-            try:
+            with contextlib.suppress(BrokenPipeError, ConnectionResetError):  # the client went away (a killed run)
                 super().handle()
-            except (BrokenPipeError, ConnectionResetError):
-                pass  # the client went away (a killed run): nothing to answer
 
         def _send_json(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
             data = json.dumps(body, ensure_ascii=False).encode("utf-8")

@@ -8,13 +8,12 @@ import click
 
 
 def run_build(out_dir: str, repo_root: str | None, repo_id: str | None) -> int:
+    from validator.corpus.index import Corpus
     from validator.hub.build import BuildError, build, is_build_folder
     from validator.hub.card import DEFAULT_REPO_ID
     from validator.hub.gates import check_gates, describe_refusal
-    from validator.loading import find_repo_root
-    from validator.repo import Repo
-
     from validator.hub.publish import REPO_ID
+    from validator.loading import find_repo_root
 
     if repo_id is not None and not REPO_ID.match(repo_id):
         click.echo(f"callbank build: --repo-id must look like ORG/NAME, not {repo_id!r}", err=True)
@@ -24,13 +23,13 @@ def run_build(out_dir: str, repo_root: str | None, repo_id: str | None) -> int:
     if out.exists() and (not out.is_dir() or not is_build_folder(out)):
         click.echo(f"callbank build: {out_dir} exists and is not a callbank build; choose an empty or new folder", err=True)
         return 1
-    repo = Repo.load(root)
-    blockers = check_gates(root, repo)
+    corpus = Corpus.load(root)
+    blockers = check_gates(root, corpus)
     if blockers:
         click.echo(describe_refusal("build", blockers), err=True)
         return 1
     try:
-        files = build(root, out, repo_id or DEFAULT_REPO_ID, repo=repo)
+        files = build(root, out, repo_id or DEFAULT_REPO_ID, corpus=corpus)
     except BuildError as error:
         click.echo(f"callbank build: {error}", err=True)
         return 1

@@ -10,14 +10,13 @@ from validator.commands.options import report_options
 
 
 def run_exec(output_format: str, select: tuple[str, ...], ignore: tuple[str, ...], repo_root: str | None) -> int:
-    from validator import execution
+    from validator import engine
+    from validator.corpus.index import Corpus
     from validator.loading import find_repo_root
     from validator.reporters import REPORTERS
-    from validator.rules.registry import select_codes
 
     root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
-    wanted = select_codes(select, ignore)
-    diagnostics = [d for d in execution.run(root) if wanted(d.code)]
+    diagnostics = engine.execute(Corpus.load(root), select, ignore)
     click.echo(REPORTERS[output_format](diagnostics), nl=False)
     return 1 if diagnostics else 0
 

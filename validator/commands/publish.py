@@ -31,11 +31,11 @@ def run_publish(
     tag: str | None,
     repo_root: str | None,
 ) -> int:
+    from validator.corpus.index import Corpus
     from validator.hub.build import BuildError, build, list_files
     from validator.hub.gates import check_gates, describe_refusal
     from validator.hub.publish import PublishError, check_options, describe_plan, plan_from, publish, resolve_token
     from validator.loading import find_repo_root
-    from validator.repo import Repo
 
     root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
     try:
@@ -46,14 +46,14 @@ def run_publish(
     if from_dir is not None and not Path(from_dir).is_dir():
         click.echo(f"callbank publish: --from {from_dir} is not a folder", err=True)
         return 2
-    repo = Repo.load(root)
-    blockers = check_gates(root, repo)
+    corpus = Corpus.load(root)
+    blockers = check_gates(root, corpus)
     if blockers:
         click.echo(describe_refusal("publish", blockers), err=True)
         return 1
     with tempfile.TemporaryDirectory(prefix="callbank-publish-") as tmp:
         try:
-            built = build(root, Path(tmp) / "dataset", repo_id, repo=repo)
+            built = build(root, Path(tmp) / "dataset", repo_id, corpus=corpus)
         except BuildError as error:
             click.echo(f"callbank publish: {error}", err=True)
             return 1

@@ -37,12 +37,12 @@ def run_review_command(paths: tuple[str, ...], judges_file: str | None, concurre
 
 def list_command(repo_root: str | None, show_all: bool, output_format: str) -> int:
     from validator.review.display import list_rows, render_list
-    from validator.review.queue import all_records, current_items, needs_attention
+    from validator.review.queue import all_records, current_items, load_review_corpus, needs_attention
 
-    root = _root(repo_root)
-    items = current_items(root)
+    corpus = load_review_corpus(_root(repo_root))
+    items = current_items(corpus)
     chosen = []
-    for record in all_records(root):
+    for record in all_records(corpus):
         item = items.get(str(record.get("id")))
         if show_all or record.get("status") == "unreadable" or needs_attention(record, item):
             chosen.append((record, item.content_hash if item else None))
@@ -56,7 +56,7 @@ def list_command(repo_root: str | None, show_all: bool, output_format: str) -> i
 
 def show_command(item_id: str, repo_root: str | None, reveal: bool) -> int:
     from validator.review.display import render_show
-    from validator.review.queue import current_items, get_record
+    from validator.review.queue import current_items, get_record, load_review_corpus
 
     root = _root(repo_root)
     try:
@@ -64,7 +64,7 @@ def show_command(item_id: str, repo_root: str | None, reveal: bool) -> int:
     except UserError as error:
         return _fail("show", error)
     width = min(160, max(60, shutil.get_terminal_size((120, 40)).columns))
-    click.echo(render_show(record, current_items(root).get(item_id), reveal=reveal, total=width), nl=False)
+    click.echo(render_show(record, current_items(load_review_corpus(root)).get(item_id), reveal=reveal, total=width), nl=False)
     return 0
 
 

@@ -10,7 +10,7 @@ import click
 def render_catalog() -> str:
     from validator.rules import RULES
 
-    lines = [f"{r.code}  {r.name:<32} {r.summary}" for r in sorted(RULES.values())]
+    lines = [f"{r.code}  {r.name:<32} {r.summary}" for _, r in sorted(RULES.items())]
     return "\n".join(lines) + "\n"
 
 
@@ -26,13 +26,18 @@ def render_docs() -> str:
         "`DLG` cases, `REF` cross-file references, `SBX` scenarios and sandboxes, `EXE` execution,",
         "`REV` review. Select or ignore by prefix: `callbank check --select DLG --ignore DLG002`.",
         "",
+        "Each rule is one function in the source file named below. `check` rules run in `callbank check`,",
+        "`exec` rules in `callbank exec` (and `validate`), `review` rules in the publishing gate of",
+        "`callbank build` and `publish`.",
+        "",
         "| code | name | summary |",
         "|---|---|---|",
     ]
-    ordered = sorted(RULES.values())
+    ordered = [r for _, r in sorted(RULES.items())]
     out += [f"| [{r.code}](#{r.code.lower()}) | `{r.name}` | {r.summary} |" for r in ordered]
     for r in ordered:
-        out += ["", f"## {r.code}", "", f"**{r.name}** — {r.summary} (applies to: {', '.join(r.applies_to)})", ""]
+        out += ["", f"## {r.code}", "", f"**{r.name}** — {r.summary}", ""]
+        out += [f"Applies to {', '.join(r.applies_to)}; stage `{r.stage}`; source [`{r.source}`](../{r.source}).", ""]
         for title, body in r.sections.items():
             out += [f"### {title}", "", body, ""]
     return "\n".join(out).rstrip() + "\n"

@@ -14,6 +14,7 @@ interrupted (likewise resumable).
 from __future__ import annotations
 
 import asyncio
+import contextlib
 import signal
 import sys
 import time
@@ -24,7 +25,8 @@ from typing import Any, NamedTuple
 
 import click
 
-from validator.commands.score import LANG_CHOICES, default_root, fail, load_corpus, selected_langs
+from validator.commands.score import LANG_CHOICES, default_root, fail, selected_langs
+from validator.corpus.langs import LANGS
 from validator.errors import UserError
 
 SYNTAX_CHOICES = ("python", "json", "tool_calls")
@@ -53,7 +55,7 @@ class RunOptions(NamedTuple):
     user_base_url: str | None = None
     user_api_key_env: str | None = None
     max_turns: int | None = None
-    langs: Sequence[str] = ("en", "zh")
+    langs: Sequence[str] = LANGS
     categories: Sequence[str] = ()
     limit: int | None = None
     overwrite: bool = False
@@ -175,6 +177,7 @@ class _State:
 
 
 async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, state: _State) -> int:
+    from validator.corpus.index import Corpus
     from validator.models import create_model
     from validator.models.base import EndpointError, ModelContext
     from validator.models.episode import environments
@@ -187,10 +190,8 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
     if task is not None and hasattr(signal, "SIGTERM"):
-        try:  # a polite kill ends the run like Ctrl-C: the session is recorded as interrupted
+        with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # a polite kill ends the run like Ctrl-C
             loop.add_signal_handler(signal.SIGTERM, task.cancel)
-        except (NotImplementedError, RuntimeError, ValueError):
-            pass
     try:
         # 1. the endpoints answer and serve the models — before any work
         for client in (endpoints.model, endpoints.user):
@@ -200,17 +201,10 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
                 except EndpointError as error:
                     raise UserError(str(error)) from None
         # 2. the corpus, the plan, what is already done
-        repo = load_corpus(options.root)
-        cases, scenarios, specs = repo.cases, repo.scenarios, repo.specs
-        planned = plan(
-            cases, scenarios, specs, syntax=syntax, style=options.style, langs=options.langs,
-            categories=options.categories, limit=options.limit, root=repo.root,
-        )  # fmt: skip
-        if not planned.jobs:
+        corpus = Corpus.load_benchmark(options.root, "run")
+        jobs = plan(corpus, syntax=syntax, style=options.style, langs=options.langs, categories=options.categories, limit=options.limit)
+        if not jobs:
             raise UserError(f"no case or scenario under {options.root} matches the selection")
-        if planned.unreadable:
-            shown = ", ".join(planned.unreadable[:5]) + (" …" if len(planned.unreadable) > 5 else "")
-            click.echo(f"warning: {len(planned.unreadable)} case(s) cannot be turned into requests and are left out ({shown}); run `callbank check`", err=True)
         user_model = {"model": SCRIPTED} if endpoints.user is None else {"model": endpoints.user.config.model, "endpoint": endpoints.user.config.base_url}
         remote = endpoints.model is not None
         settings: dict[str, Any] = {
@@ -221,7 +215,7 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
             "style": options.style,
             "prompt_version": PROMPT_VERSION,
             "prompt_hash": prompt_hash(PROMPT_VERSION),
-            "corpus_version": corpus_version(repo.root),
+            "corpus_version": corpus_version(corpus.root),
             "temperature": options.temperature if remote else None,
             "max_tokens": options.max_tokens if remote else None,
             "seed": options.seed if remote else None,
@@ -233,15 +227,15 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
         done, manifest = open_run(options.out, settings, overwrite=options.overwrite)
         manifest.setdefault("created", _now())
         manifest["callbank_version"] = __version__
-        todo = [job for job in planned.jobs if job.key not in done]
-        state.skipped = len(planned.jobs) - len(todo)
+        todo = [job for job in jobs if job.key not in done]
+        state.skipped = len(jobs) - len(todo)
         state.out = options.out
         if not todo:
-            click.echo(f"nothing to do: all {len(planned.jobs)} selected record(s) are already in {options.out}", err=True)
+            click.echo(f"nothing to do: all {len(jobs)} selected record(s) are already in {options.out}", err=True)
             return 0
         session: dict[str, Any] = {
             "started": _now(), "status": "running", "langs": list(options.langs), "categories": list(options.categories),
-            "limit": options.limit, "concurrency": options.concurrency, "planned": len(planned.jobs), "skipped": state.skipped,
+            "limit": options.limit, "concurrency": options.concurrency, "planned": len(jobs), "skipped": state.skipped,
         }  # fmt: skip
         manifest["sessions"].append(session)
         manifest_file = manifest_path(options.out)
@@ -256,7 +250,7 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
 
             model: Any = EndpointModel(endpoints.model, style=options.style)
         else:
-            model = create_model(options.model, ModelContext(cases, scenarios, specs))
+            model = create_model(options.model, ModelContext(corpus))
         if endpoints.user is not None:
             from validator.models.user import simulated_users
 
@@ -264,8 +258,8 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
         else:
             users = scripted_user
         context = RunContext(
-            model, specs, environments(repo), users, syntax=syntax, style=options.style, max_turns=options.max_turns,
-            case_environment=case_environments(repo),
+            model, corpus.specs, environments(corpus), users, syntax=syntax, style=options.style, max_turns=options.max_turns,
+            case_environment=case_environments(corpus),
         )  # fmt: skip
         writer = RecordWriter(options.out)
         progress = _Progress(len(todo), options.progress, options.model)
@@ -290,10 +284,8 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
                 session["usage"] = endpoints.model.usage.as_dict()
             if endpoints.user is not None:
                 session["user_usage"] = endpoints.user.usage.as_dict()
-            try:
+            with contextlib.suppress(OSError):  # the records are written; a manifest that cannot be is no reason to fail
                 write_manifest(manifest_file, manifest)
-            except OSError:
-                pass
         return 0
     finally:
         for client in (endpoints.model, endpoints.user):

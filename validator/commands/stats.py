@@ -13,10 +13,14 @@ import click
 @click.option("--repo", "repo_root", type=click.Path(file_okay=False, exists=True), default=None, help="Repository root (default: found from the current folder).")
 def stats(output_format: str, repo_root: str | None) -> None:
     """Counts per category × language, APIs per domain, calls, arguments and turns."""
+    from validator.corpus.index import BENCHMARK_KINDS, Corpus
     from validator.loading import find_repo_root
-    from validator.repo import Repo
     from validator.stats import corpus_stats, render_text
 
     root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
-    figures = corpus_stats(Repo.load(root))
+    corpus = Corpus.load(root, BENCHMARK_KINDS)
+    broken = corpus.broken()
+    if broken:
+        click.echo(f"warning: {len(broken)} file(s) cannot be read or break their schema and are not counted; run `callbank check`", err=True)
+    figures = corpus_stats(corpus)
     click.echo(json.dumps(figures, ensure_ascii=False, indent=2) if output_format == "json" else render_text(figures), nl=output_format == "json")

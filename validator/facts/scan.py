@@ -26,14 +26,14 @@ from validator.facts.lexicon import (
     EN_MAGNITUDES,
     EN_NUMBER_WORDS,
     EN_PERIODS_AFTER,
+    FAILURE_WINDOW_ZH,
+    FAILURES_EN,
+    FAILURES_ZH,
     MONTHS,
     NEGATION_WINDOW_EN,
     NEGATION_WINDOW_ZH,
     NEGATIONS_EN,
     NEGATIONS_ZH,
-    FAILURE_WINDOW_ZH,
-    FAILURES_EN,
-    FAILURES_ZH,
     ORDINAL_SUFFIXES,
     RELATIVE_DAYS_EN,
     RELATIVE_DAYS_ZH,
@@ -178,7 +178,7 @@ class Analysis:
             start, end = match.span()
             digits = match.group().isdigit()
             joined = start == previous_end + 1 and (
-                text[previous_end] in _CODE_SEPARATORS or text[previous_end] == " " and digits and previous_digits
+                text[previous_end] in _CODE_SEPARATORS or (text[previous_end] == " " and digits and previous_digits)
             )  # BK-2001, and account numbers written in groups: 6225 8812 3456 7890
             previous_digits = digits
             if not joined and pieces:
@@ -237,9 +237,8 @@ def said(flat: str, alternatives: Sequence[str]) -> bool:
                 end += _inflection(flat, end)
             if not (latin_start and start > 0 and _is_ascii_alnum(flat[start - 1])) and not (
                 latin_end and end < len(flat) and _is_ascii_alnum(flat[end])
-            ):
-                if not _negated(flat, start) and not _failed(flat, end):
-                    return True
+            ) and not _negated(flat, start) and not _failed(flat, end):
+                return True
             start = flat.find(phrase, start + 1)
     return False
 
@@ -427,7 +426,7 @@ class _Scanner:
         text = self.text
         for match in _ZH_WEEKDAY.finditer(text):
             i = match.start()
-            if text[i] == "期" and text[i - 1 : i] != "星" or text[i] == "拜" and text[i - 1 : i] != "礼":
+            if (text[i] == "期" and text[i - 1 : i] != "星") or (text[i] == "拜" and text[i - 1 : i] != "礼"):
                 continue
             start = i if text[i] == "周" else i - 1
             day = ZH_WEEKDAY_CHARS[text[i + 1]]
@@ -863,10 +862,9 @@ class _Scanner:
             word = match.group()
             if parts:
                 gap = text[ends[-1] : match.start()]
-                if word == "and" and gap == " " and k + 1 < len(words) and words[k + 1].group() in EN_NUMBER_WORDS:
-                    if text[match.end() : words[k + 1].start()] == " ":
-                        k += 1
-                        continue
+                if word == "and" and gap == " " and k + 1 < len(words) and words[k + 1].group() in EN_NUMBER_WORDS and text[match.end() : words[k + 1].start()] == " ":
+                    k += 1
+                    continue
                 if gap not in (" ", "-", " and "):
                     break
             if word not in EN_NUMBER_WORDS:
@@ -939,7 +937,7 @@ class _Taken:
         return False
 
     def end_pass(self) -> None:
-        merged = sorted(zip(self.starts + self.new_starts, self.ends + self.new_ends))  # Timsort: two sorted runs merge linearly
+        merged = sorted(zip(self.starts + self.new_starts, self.ends + self.new_ends, strict=False))  # Timsort: two sorted runs merge linearly
         self.starts = [start for start, _ in merged]
         self.ends = [end for _, end in merged]
         self.new_starts, self.new_ends = [], []
@@ -948,9 +946,7 @@ class _Taken:
 def _clock(hour: int, minute: int, period: str | None) -> int:
     if period == "am" and hour == 12:
         hour = 0
-    elif period == "pm" and hour < 12:
-        hour += 12
-    elif period == "noon" and hour < 11:
+    elif (period == "pm" and hour < 12) or (period == "noon" and hour < 11):
         hour += 12
     elif period == "night" and hour == 12:
         hour = 0

@@ -19,12 +19,12 @@ import shutil
 from pathlib import Path
 from typing import NamedTuple
 
+from validator.corpus.index import Corpus
 from validator.hub.card import DEFAULT_REPO_ID, GENERATED_MARKER, render_card
 from validator.hub.configs import SPLITS, Config, configs_of, data_path
-from validator.hub.corpus import Corpus, CorpusError
+from validator.hub.corpus import CorpusError, Sources
 from validator.hub.parquet import write_records
 from validator.hub.records import COLUMNS, project
-from validator.repo import Repo
 
 SCORE_PY = '''"""Score predictions against this dataset folder.
 
@@ -59,20 +59,20 @@ class BuiltFile(NamedTuple):
     sha256: str
 
 
-def render_folder(corpus: Corpus, repo_id: str = DEFAULT_REPO_ID) -> tuple[list[Config], dict[str, str]]:
+def render_folder(sources: Sources, repo_id: str = DEFAULT_REPO_ID) -> tuple[list[Config], dict[str, str]]:
     """Configs and the text files of the folder (the Parquet files are written separately)."""
-    configs = configs_of(corpus)
+    configs = configs_of(sources)
     return configs, {"README.md": render_card(configs, repo_id), SCORE_ENTRY: SCORE_PY}
 
 
-def write_folder(corpus: Corpus, folder: Path, repo_id: str = DEFAULT_REPO_ID) -> None:
-    """Write the dataset folder for corpus into folder (which must be empty or absent)."""
-    configs, texts = render_folder(corpus, repo_id)
+def write_folder(sources: Sources, folder: Path, repo_id: str = DEFAULT_REPO_ID) -> None:
+    """Write the dataset folder for a corpus into folder (which must be empty or absent)."""
+    configs, texts = render_folder(sources, repo_id)
     for config in configs:
         columns = COLUMNS[config.kind]
         for split in SPLITS:
             try:
-                records = [project(config.kind, item, split, corpus) for item in config.items]
+                records = [project(config.kind, item, split, sources) for item in config.items]
             except KeyError as error:
                 raise BuildError(f"config {config.name}: {error.args[0]}") from None
             write_records(folder / data_path(config.name, split), records, columns)
@@ -100,7 +100,7 @@ def is_build_folder(folder: Path) -> bool:
         return False
 
 
-def build(root: Path, out_dir: Path, repo_id: str = DEFAULT_REPO_ID, repo: Repo | None = None) -> list[BuiltFile]:
+def build(root: Path, out_dir: Path, repo_id: str = DEFAULT_REPO_ID, corpus: Corpus | None = None) -> list[BuiltFile]:
     """Compile the corpus under root into out_dir, replacing an earlier build there.
 
     The gates are not checked here (see ``validator.hub.gates``); callers check them first.
@@ -110,9 +110,9 @@ def build(root: Path, out_dir: Path, repo_id: str = DEFAULT_REPO_ID, repo: Repo 
         raise BuildError(f"a dataset folder named {RESERVED_NAME!r} makes `datasets` take its {SCORE_ENTRY} for a loading script; choose another name")
     if out_dir.exists() and (not out_dir.is_dir() or not is_build_folder(out_dir)):
         raise BuildError(f"{out_dir} exists and is not a callbank build; choose an empty or new folder")
-    repo = repo if repo is not None else Repo.load(root)
+    corpus = corpus if corpus is not None else Corpus.load(root)
     try:
-        corpus = Corpus.from_repo(repo)
+        sources = Sources.from_corpus(corpus)
     except CorpusError as error:
         raise BuildError(str(error)) from None
     out_dir.parent.mkdir(parents=True, exist_ok=True)
@@ -121,7 +121,7 @@ def build(root: Path, out_dir: Path, repo_id: str = DEFAULT_REPO_ID, repo: Repo 
         shutil.rmtree(staging)
     staging.mkdir()
     try:
-        write_folder(corpus, staging, repo_id)
+        write_folder(sources, staging, repo_id)
         files = list_files(staging)
         if out_dir.exists():
             shutil.rmtree(out_dir)

@@ -8,30 +8,14 @@ from __future__ import annotations
 
 from typing import Any, NamedTuple
 
-from validator.hub.corpus import Corpus
+from validator.corpus.categories import CASE_CATEGORIES, SCENARIO_MODES
+from validator.corpus.langs import LANGS
+from validator.hub.corpus import Sources
 
-SPLITS = ("en", "zh")
+SPLITS = LANGS  # a dataset split is a language: row i of every split is the same item
 
-# The case categories in the order the card lists them (docs/data-model.md).
-CASE_CATEGORIES = (
-    "normal/single_turn/single",
-    "normal/single_turn/parallel",
-    "normal/multi_turn/adjust",
-    "normal/multi_turn/switch",
-    "normal/similar_api",
-    "normal/preference",
-    "normal/atom/bool",
-    "normal/atom/enum",
-    "normal/atom/number",
-    "normal/atom/list",
-    "normal/atom/object",
-    "special/incomplete",
-    "special/error_param",
-    "special/irrelevant",
-    "retrieval/call",
-    "retrieval/plan",
-)
-AGENT_MODES = ("multi_turn", "multi_step")
+# the configs in the order the card lists them: case categories, then agent modes
+AGENT_MODES = SCENARIO_MODES
 
 
 class Config(NamedTuple):
@@ -51,25 +35,24 @@ def data_path(config: str, split: str) -> str:
     return f"data/{config}/{split}.parquet"
 
 
-def configs_of(corpus: Corpus) -> list[Config]:
+def configs_of(sources: Sources) -> list[Config]:
     """Every non-empty config of the corpus, in card order."""
+    corpus = sources.corpus
     configs: list[Config] = []
-    categories = list(CASE_CATEGORIES)
-    categories += sorted({case.get("category", "") for case in corpus.cases.values()} - set(categories))
-    for category in categories:
-        items = [case for _, case in sorted(corpus.cases.items()) if case.get("category") == category]
+    for category in CASE_CATEGORIES:
+        items = [dict(case.data) for case in corpus.cases_in((category,))]
         if items:
             configs.append(Config(config_name(category), "case", category, f"cases of category `{category}`", items))
     for mode in AGENT_MODES:
-        items = [s for _, s in sorted(corpus.scenarios.items()) if s.get("mode") == mode]
+        items = [dict(s.data) for s in corpus.scenarios_in((f"agent/{mode}",))]
         if items:
             doc = f"agent scenarios, mode `{mode}`, with the states and policies of their sandboxes"
             configs.append(Config(f"agent_{mode}", "scenario", f"agent/{mode}", doc, items))
     if corpus.specs:
-        specs = [spec for _, spec in sorted(corpus.specs.items())]
+        specs = [dict(spec.document.data) for _, spec in sorted(corpus.specs.items())]
         configs.append(Config("apis", "api", "apis", "API specs (function schemas per language)", specs))
-    if corpus.sandboxes:
-        sandboxes = [sb.as_source() for _, sb in sorted(corpus.sandboxes.items())]
+    if sources.sandboxes:
+        sandboxes = [sandbox for _, sandbox in sorted(sources.sandboxes.items())]
         configs.append(Config("sandboxes", "sandbox", "sandboxes", "sandboxes: initial state, policies, code", sandboxes))
     return configs
 

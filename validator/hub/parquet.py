@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from validator.hub.canonical import canonical_json
+from validator.corpus.canonical import canonical_json
 from validator.hub.records import Column
 
 if TYPE_CHECKING:

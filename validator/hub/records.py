@@ -1,7 +1,7 @@
 """Rows of the dataset: one table of columns per kind, and the two maps between files and rows.
 
 Every config holds one kind of item (case, API spec, agent scenario, sandbox) and has one split
-per language. ``project(kind, item, lang, corpus)`` turns a source item into the record of one
+per language. ``project(kind, item, lang, sources)`` turns a source item into the record of one
 language (the decoded row); ``to_source(kind, en, zh)`` merges the two records of an item back
 into the source item, so ``to_source(project(x, "en"), project(x, "zh")) == x`` for every valid
 item — the round-trip tests hold the build to that. Derived columns (rendered function schemas,
@@ -9,7 +9,7 @@ the states and policies a scenario runs with) are conveniences for consumers; ``
 ignores them.
 
 Column types: ``string``, ``bool``, ``int``, ``strings`` (list of strings) are real Arrow
-columns; ``json`` columns hold canonical JSON text (``validator.hub.canonical``) because their
+columns; ``json`` columns hold canonical JSON text (``validator.corpus.canonical``) because their
 values are nested and heterogeneous. A null cell means "the source has no such field".
 """
 
@@ -19,8 +19,8 @@ import copy
 from collections.abc import Mapping
 from typing import Any, NamedTuple
 
-from validator.hub.corpus import Corpus
-from validator.spec_render import localize, tool_entry
+from validator.corpus.schemawalk import localize
+from validator.hub.corpus import Sources
 
 
 class Column(NamedTuple):
@@ -104,10 +104,8 @@ KEY_COLUMN = {"case": "id", "api": "name", "scenario": "id", "sandbox": "name"}
 # ----------------------------------------------------------------------------- rendering
 
 
-
-
 def merge_property(en: Any, zh: Any) -> Any:
-    """Inverse of render_property over the two languages."""
+    """Inverse of ``validator.corpus.schemawalk.localize`` over the two languages."""
     if not isinstance(en, dict) or not isinstance(zh, dict):
         return copy.deepcopy(en)
     out: dict[str, Any] = {}
@@ -124,11 +122,12 @@ def merge_property(en: Any, zh: Any) -> Any:
     return out
 
 
-def _functions(names: list[str], corpus: Corpus, lang: str) -> list[dict[str, Any]]:
-    missing = [name for name in names if name not in corpus.specs]
+def _functions(names: list[str], sources: Sources, lang: str) -> list[dict[str, Any]]:
+    specs = sources.corpus.specs
+    missing = [name for name in names if name not in specs]
     if missing:
         raise KeyError(f"no API spec named {', '.join(missing)}")
-    return [tool_entry(corpus.specs[name], lang) for name in names]
+    return [specs[name].tool(lang) for name in names]
 
 
 def _present(record: dict[str, Any]) -> dict[str, Any]:
@@ -138,9 +137,9 @@ def _present(record: dict[str, Any]) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- per kind
 
 
-def project(kind: str, item: Mapping[str, Any], lang: str, corpus: Corpus) -> dict[str, Any]:
+def project(kind: str, item: Mapping[str, Any], lang: str, sources: Sources) -> dict[str, Any]:
     """The record of item in lang: every column's decoded value, absent fields left out."""
-    return _PROJECT[kind](item, lang, corpus)
+    return _PROJECT[kind](item, lang, sources)
 
 
 def to_source(kind: str, en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, Any]:
@@ -148,7 +147,7 @@ def to_source(kind: str, en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[s
     return _MERGE[kind](en, zh)
 
 
-def _project_case(case: Mapping[str, Any], lang: str, corpus: Corpus) -> dict[str, Any]:
+def _project_case(case: Mapping[str, Any], lang: str, sources: Sources) -> dict[str, Any]:
     profile = case.get("profile")
     return _present(
         {
@@ -159,8 +158,8 @@ def _project_case(case: Mapping[str, Any], lang: str, corpus: Corpus) -> dict[st
             "profile": profile[lang] if isinstance(profile, dict) else profile,
             "state": copy.deepcopy(case.get("state")),
             "turns": copy.deepcopy(case[lang]["turns"]),
-            "functions": _functions(list(case["apis"]), corpus, lang),
-            "source": corpus.path_of("case", case["id"]),
+            "functions": _functions(list(case["apis"]), sources, lang),
+            "source": sources.path_of("case", case["id"]),
         }
     )
 
@@ -178,7 +177,7 @@ def _merge_case(en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, Any]:
     return case
 
 
-def _project_api(spec: Mapping[str, Any], lang: str, corpus: Corpus) -> dict[str, Any]:
+def _project_api(spec: Mapping[str, Any], lang: str, sources: Sources) -> dict[str, Any]:
     errors = spec.get("errors")
     return _present(
         {
@@ -190,7 +189,7 @@ def _project_api(spec: Mapping[str, Any], lang: str, corpus: Corpus) -> dict[str
             "parameters": localize(spec["parameters"], lang),
             "returns": copy.deepcopy(spec["returns"]),
             "errors": None if errors is None else {kind: message[lang] for kind, message in errors.items()},
-            "source": corpus.path_of("api", spec["name"]),
+            "source": sources.path_of("api", spec["name"]),
         }
     )
 
@@ -214,28 +213,28 @@ _SCENARIO_SHARED = ("reference_calls", "milestones", "minefields")
 _SCENARIO_OPTIONAL = ("time", "apis", "initial_state", "compare", "outputs", "no_change", "max_turns")
 
 
-def scenario_apis(scenario: Mapping[str, Any], corpus: Corpus) -> list[str]:
+def scenario_apis(scenario: Mapping[str, Any], sources: Sources) -> list[str]:
     """The candidate APIs: the scenario's own list, else every API of its sandboxes by name."""
     if scenario.get("apis") is not None:
         return list(scenario["apis"])
     sandboxes = set(scenario.get("sandboxes", []))
-    return sorted(name for name, spec in corpus.specs.items() if spec.get("sandbox") in sandboxes)
+    return sorted(name for name, spec in sources.corpus.specs.items() if spec.sandbox in sandboxes)
 
 
-def _project_scenario(scenario: Mapping[str, Any], lang: str, corpus: Corpus) -> dict[str, Any]:
+def _project_scenario(scenario: Mapping[str, Any], lang: str, sources: Sources) -> dict[str, Any]:
     user = scenario["user"][lang]
     names = list(scenario["sandboxes"])
-    unknown = [name for name in names if name not in corpus.sandboxes]
+    unknown = [name for name in names if name not in sources.sandboxes]
     if unknown:
         raise KeyError(f"no sandbox named {', '.join(unknown)}")
     record: dict[str, Any] = {"id": scenario["id"], "mode": scenario["mode"], "sandboxes": names}
     record.update({key: copy.deepcopy(scenario.get(key)) for key in _SCENARIO_OPTIONAL})
     record.update({key: copy.deepcopy(user.get(key)) for key in _USER_FIELDS})
     record.update({key: copy.deepcopy(scenario[key]) for key in _SCENARIO_SHARED})
-    record["states"] = {name: copy.deepcopy(corpus.sandboxes[name].state) for name in names}
-    record["policies"] = {name: corpus.sandboxes[name].policy[lang] for name in names}
-    record["functions"] = _functions(scenario_apis(scenario, corpus), corpus, lang)
-    record["source"] = corpus.path_of("scenario", scenario["id"])
+    record["states"] = {name: copy.deepcopy(sources.sandboxes[name]["state"]) for name in names}
+    record["policies"] = {name: sources.sandboxes[name]["policy"][lang] for name in names}
+    record["functions"] = _functions(scenario_apis(scenario, sources), sources, lang)
+    record["source"] = sources.path_of("scenario", scenario["id"])
     return _present(record)
 
 
@@ -252,15 +251,15 @@ def _merge_scenario(en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, A
     return scenario
 
 
-def _project_sandbox(sandbox: Mapping[str, Any], lang: str, corpus: Corpus) -> dict[str, Any]:
+def _project_sandbox(sandbox: Mapping[str, Any], lang: str, sources: Sources) -> dict[str, Any]:
     name = sandbox["name"]
     return {
         "name": name,
         "state": copy.deepcopy(sandbox["state"]),
         "policy": sandbox["policy"][lang],
         "code": sandbox["code"],
-        "apis": sorted(api for api, spec in corpus.specs.items() if spec.get("sandbox") == name),
-        "source": corpus.path_of("sandbox", name),
+        "apis": sorted(api for api, spec in sources.corpus.specs.items() if spec.sandbox == name),
+        "source": sources.path_of("sandbox", name),
     }
 
 

@@ -1,34 +1,44 @@
 """The scoring entry of a built dataset folder (its `score.py` calls ``main``).
 
-The dataset folder is written back out as a YAML corpus in a temporary directory and
-`callbank score --repo <that directory>` runs on it, so a dataset downloaded from the Hub is
-scored by exactly the repository's scorer. Scoring agent scenarios runs the sandboxes' code,
-which the dataset carries in its `sandboxes` config.
+The dataset folder is written back out as a YAML corpus in a temporary directory and scored
+there by the package's scorer (``validator.scoring.evaluate``), so a dataset downloaded from
+the Hub is scored by exactly the repository's scorer. Scoring agent scenarios runs the
+sandboxes' code, which the dataset carries in its `sandboxes` config. The options are those of
+`callbank score` (a test keeps the two lists equal).
 """
 
 from __future__ import annotations
 
+import argparse
 import sys
 import tempfile
 from collections.abc import Sequence
 from pathlib import Path
 
+from validator.corpus.langs import LANGS
+from validator.errors import UserError
+from validator.hub.load import LoadError, materialize
+from validator.scoring.evaluate import score_predictions
+from validator.scoring.report import REPORTERS
+
+
+def parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="score.py", description="Score PREDICTIONS (JSON Lines, docs/predictions.md) against this dataset.")
+    parser.add_argument("predictions", type=Path, help="the predictions file")
+    parser.add_argument("--format", dest="output_format", choices=sorted(REPORTERS), default="text", help="report format")
+    parser.add_argument("--out", type=Path, default=None, help="write the report to this file instead of standard output")
+    parser.add_argument("--lang", choices=("all", *LANGS), default="all", help="languages to score")
+    parser.add_argument("--category", dest="categories", action="append", default=[], metavar="PREFIX", help="score only these categories (repeatable)")
+    return parser
+
 
 def main(folder: Path, argv: Sequence[str]) -> int:
-    from validator.cli import COMMANDS, cli
-    from validator.hub.load import LoadError, materialize
-
-    if "score" not in COMMANDS:
-        print("score.py: this version of callbank has no `score` command; upgrade the package", file=sys.stderr)
-        return 2
+    args = parser().parse_args(list(argv))  # a usage error exits with status 2
+    langs = LANGS if args.lang == "all" else (args.lang,)
     with tempfile.TemporaryDirectory(prefix="callbank-score-") as tmp:
         try:
             materialize(folder, Path(tmp))
-        except LoadError as error:
+            return score_predictions(args.predictions, root=Path(tmp), output_format=args.output_format, out=args.out, langs=langs, categories=args.categories)
+        except (LoadError, UserError) as error:
             print(f"score.py: {error}", file=sys.stderr)
             return 2
-        try:
-            cli.main(["score", "--repo", tmp, *argv], prog_name="callbank", standalone_mode=True)
-        except SystemExit as exit_:
-            return exit_.code if isinstance(exit_.code, int) else (0 if exit_.code is None else 1)
-    return 0

@@ -14,6 +14,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from validator.corpus.index import Corpus
+
 SYNTAXES = ("python", "json", "tool_calls")
 
 
@@ -64,9 +66,7 @@ async def complete_async(model: Model, request: Request) -> Reply:
 
 @dataclass(frozen=True)
 class ModelContext:
-    """What a model factory may use: the corpus data and the run's model options."""
+    """What a model factory may use: the corpus and the run's model options."""
 
-    cases: dict[str, Any]
-    scenarios: dict[str, Any]
-    specs: dict[str, Any]
+    corpus: Corpus
     options: dict[str, Any] = field(default_factory=dict)

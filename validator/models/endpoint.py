@@ -1,13 +1,14 @@
 """A model under test behind an OpenAI-compatible chat-completions endpoint.
 
 Any server speaking the protocol works: a hosted API, vLLM, llama.cpp's server, Ollama. The
-transport is the ``openai`` SDK with its own retries off (``max_retries=0``): this module
-retries itself, so what happens is bounded, visible and counted —
+transport is the ``openai`` SDK with its own retries off (``max_retries=0``): requests retry
+through ``validator.transport`` (the policy the review judges share), so what happens is
+bounded, visible and counted —
 
 - connection errors, timeouts, 408/409/429 and 5xx are retried up to ``max_retries`` times with
-  exponential backoff (``backoff`` · 2^n seconds, at most ``max_backoff``; a ``Retry-After``
-  header is honoured within that bound); when every attempt fails the run stops
-  (``base.EndpointError``) — what is already written stays, a re-run resumes;
+  exponential backoff (``backoff`` · 2^n seconds, at most ``max_backoff``; ``retry-after-ms`` or
+  ``Retry-After`` — seconds or an HTTP date — is honoured within that bound); when every attempt
+  fails the run stops (``base.EndpointError``) — what is already written stays, a re-run resumes;
 - 400, 413 and 422 mean *this* request cannot be served (typically a context too long): the
   record is written with an ``error`` and no answer, and the run goes on (:class:`RequestRejected`);
 - anything else (401, 403, 404 …) stops the run at once.
@@ -39,7 +40,7 @@ from validator.models.base import EndpointError, Reply, Request, RequestRejected
 from validator.models.prompts import PROMPT_VERSION, results_message
 from validator.models.render import text_calls
 from validator.scoring.transcript import message_text
-from validator.transport import describe, is_transient, retry_after
+from validator.transport import Backoff, TransportFailure, call_with_retries, describe, status_of
 
 NO_KEY = "no-key"  # the SDK wants a key even for a local server that ignores it
 REJECTED_STATUS = frozenset({400, 413, 422})
@@ -62,10 +63,12 @@ class EndpointConfig:
     max_backoff: float = 30.0
     seed: int | None = None
 
+    @property
+    def backoff_policy(self) -> Backoff:
+        return Backoff(self.backoff, self.max_backoff)  # no jitter: one client, requests in order
+
     def delay(self, retry: int, retry_after: float | None = None) -> float:
-        if retry_after is not None:
-            return max(0.0, min(self.max_backoff, retry_after))
-        return min(self.max_backoff, self.backoff * (2**retry))
+        return self.backoff_policy.delay(retry, retry_after)
 
 
 def is_local(base_url: str) -> bool:
@@ -161,28 +164,33 @@ class ChatClient:
 
     async def _with_retries(self, call: Callable[[openai.AsyncOpenAI], Awaitable[Any]]) -> tuple[Any, int]:
         """(result, attempts) of call, retrying transient failures within the bound."""
-        attempt = 0
-        while True:
-            self.usage.requests += 1
-            try:
-                return await call(self._client()), attempt + 1
-            except openai.APIStatusError as error:
-                if error.status_code in REJECTED_STATUS:
-                    self.usage.rejected += 1
-                    raise RequestRejected(describe(error)) from error
-                if error.status_code in (401, 403):
-                    raise EndpointError(f"{self.config.base_url} refused the API key from {self.config.api_key_env} ({describe(error)})") from error
-                if not is_transient(error):
-                    raise EndpointError(f"{self.config.base_url}: {describe(error)}") from error
-                failure: BaseException = error
-            except openai.APIConnectionError as error:  # includes timeouts
-                failure = error
-            if attempt >= self.config.max_retries:
-                tries = f" after {attempt + 1} attempts" if attempt else ""
-                raise EndpointError(f"{self.config.base_url} kept failing{tries}: {describe(failure)}") from failure
+
+        def count_retry(wait: float) -> None:
             self.usage.retries += 1
-            await self.sleep(self.config.delay(attempt, retry_after(failure)))
-            attempt += 1
+
+        def count_request() -> None:
+            self.usage.requests += 1
+
+        try:
+            return await call_with_retries(
+                lambda: call(self._client()),
+                retries=self.config.max_retries,
+                backoff=self.config.backoff_policy,
+                sleep=self.sleep,
+                on_attempt=count_request,
+                on_retry=count_retry,
+            )
+        except TransportFailure as failure:
+            error, status, url = failure.error, status_of(failure.error), self.config.base_url
+            if status in REJECTED_STATUS:
+                self.usage.rejected += 1
+                raise RequestRejected(describe(error)) from error
+            if status in (401, 403):
+                raise EndpointError(f"{url} refused the API key from {self.config.api_key_env} ({describe(error)})") from error
+            if not failure.transient:
+                raise EndpointError(f"{url}: {describe(error)}") from error
+            tries = f" after {failure.attempts} attempts" if failure.attempts > 1 else ""
+            raise EndpointError(f"{url} kept failing{tries}: {describe(error)}") from error
 
     async def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> ChatResult:
         options: dict[str, Any] = {"model": self.config.model, "messages": list(messages), "temperature": self.config.temperature}

@@ -16,17 +16,18 @@ time: the sandbox runtime's guard and per-call time limit (SIGALRM) need exactly
 from __future__ import annotations
 
 import asyncio
-import importlib
 import json
 from collections.abc import Callable, Mapping
-from pathlib import Path
 from typing import Any, Protocol
 
+from validator.corpus.index import Corpus
+from validator.corpus.records import Scenario, Spec
 from validator.models.base import Model, Reply, Request, RequestRejected, complete_async
 from validator.models.prompts import system_prompt
 from validator.models.render import tool_calls
 from validator.models.request import scenario_apis, tools_for
 from validator.models.user import User, scripted_user
+from validator.sandbox.replay import runtime_of, scenario_session
 from validator.scoring.parse import Call, parse_text, parse_tool_calls
 
 DEFAULT_MAX_TURNS = 30
@@ -59,32 +60,23 @@ class OfflineEnvironment:
         return {"error": f"{self.reason}; the call was recorded but not executed"}
 
 
-def environments(repo: Any) -> Callable[[Mapping[str, Any], str], Environment]:
-    """A factory of fresh environments (one per scenario run) over repo's sandboxes."""
-    try:
-        module = importlib.import_module("validator.sandbox.replay")
-    except ImportError:
-        return lambda scenario, lang: OfflineEnvironment()
-    runtime = module.runtime_of(repo)
+def environments(corpus: Corpus) -> Callable[[Scenario, str], Environment]:
+    """A factory of fresh environments (one per scenario run) over the corpus's sandboxes."""
+    runtime = runtime_of(corpus)
 
-    def make(scenario: Mapping[str, Any], lang: str) -> Environment:
+    def make(scenario: Scenario, lang: str) -> Environment:
         try:
-            return SessionEnvironment(module.scenario_session(runtime, scenario), lang)
+            return SessionEnvironment(scenario_session(runtime, scenario.data), lang)
         except (KeyError, ValueError) as error:  # a sandbox that failed to load
             return OfflineEnvironment(f"the scenario's sandboxes cannot run ({error})")
 
     return make
 
 
-def policy_text(root: Path | None, scenario: Mapping[str, Any], lang: str) -> str:
-    if root is None:
-        return ""
-    texts = []
-    for name in scenario.get("sandboxes") or []:
-        path = Path(root) / "sandboxes" / name / f"policy.{lang}.md"
-        if path.is_file():
-            texts.append(path.read_text(encoding="utf-8").strip())
-    return "\n\n".join(texts)
+def policy_text(corpus: Corpus, scenario: Scenario, lang: str) -> str:
+    """The policies of the scenario's sandboxes in lang, one after another."""
+    texts = [corpus.read_text(corpus.sandboxes[name].policy_path(lang)) if name in corpus.sandboxes else None for name in scenario.sandboxes]
+    return "\n\n".join(text.strip() for text in texts if text is not None)
 
 
 def _reply_calls(reply: Reply) -> list[Call]:
@@ -103,9 +95,9 @@ def add_usage(total: dict[str, Any], usage: Mapping[str, Any]) -> None:
 
 async def run_episode_async(
     model: Model,
-    scenario: Mapping[str, Any],
+    scenario: Scenario,
     lang: str,
-    specs: Mapping[str, Any],
+    specs: Mapping[str, Spec],
     syntax: str,
     environment: Environment,
     policy: str = "",
@@ -121,19 +113,18 @@ async def run_episode_async(
     """
     user = user if user is not None else scripted_user(scenario, lang)
     tools = tools_for(scenario_apis(scenario, specs), specs, lang)
-    clock = scenario.get("time") if isinstance(scenario.get("time"), str) else None
-    system = {"role": "system", "content": system_prompt(lang, syntax, tools=tools, time=clock, policy=policy, style=style)}
+    system = {"role": "system", "content": system_prompt(lang, syntax, tools=tools, time=scenario.time, policy=policy, style=style)}
     messages: list[dict[str, Any]] = []
     calls: list[dict[str, Any]] = []
     usage: dict[str, Any] = {}
-    record: dict[str, Any] = {"id": scenario["id"], "lang": lang, "calls": calls, "messages": messages}
+    record: dict[str, Any] = {"id": scenario.id, "lang": lang, "calls": calls, "messages": messages}
     opening = await user.first()
     if opening is not None:
         messages.append({"role": "user", "content": opening})
-    limit = int(max_turns or scenario.get("max_turns") or DEFAULT_MAX_TURNS)
-    category = f"agent/{scenario.get('mode', 'multi_step')}"
+    limit = int(max_turns or scenario.max_turns or DEFAULT_MAX_TURNS)
+    category = scenario.category
     for turn in range(limit):
-        request = Request("scenario", scenario["id"], lang, turn, category, [system, *messages], tools, syntax)
+        request = Request("scenario", scenario.id, lang, turn, category, [system, *messages], tools, syntax)
         try:
             reply = await complete_async(model, request)
         except RequestRejected as error:
@@ -145,7 +136,7 @@ async def run_episode_async(
             entries = tool_calls([{"api": c.api, "args": c.args} for c in made], prefix=f"call_{turn}")
             messages.append({"role": "assistant", "content": reply.content or None, "tool_calls": entries})
             at = len(messages) - 1  # where the call was made: the scorer reads confirmations from this order
-            for call, entry in zip(made, entries):
+            for call, entry in zip(made, entries, strict=True):
                 calls.append({"api": call.api, "args": call.args, "at": at})
                 observation = environment.call(call.api, call.args)
                 messages.append({"role": "tool", "tool_call_id": entry["id"], "name": call.api, "content": json.dumps(observation, ensure_ascii=False, default=str)})
@@ -162,9 +153,9 @@ async def run_episode_async(
 
 def run_episode(
     model: Model,
-    scenario: Mapping[str, Any],
+    scenario: Scenario,
     lang: str,
-    specs: Mapping[str, Any],
+    specs: Mapping[str, Spec],
     syntax: str,
     environment: Environment,
     policy: str = "",

@@ -16,6 +16,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from validator.corpus.index import Corpus
 from validator.facts import FactError, read_facts, sentence
 from validator.models.base import ModelContext, Reply, Request
 from validator.models.render import text_calls, tool_calls
@@ -25,7 +26,6 @@ from validator.sandbox.replay import call_matches, milestone_alternatives
 from validator.scoring.agent import Confirmations, reference_calls, scenario_clock
 from validator.scoring.special import render_special
 from validator.scoring.transcript import read_transcript
-from validator.scoring.units import checkpoint_answers
 
 _DONE = {"en": "Done.", "zh": "已完成。"}
 _ASK = {"en": ("Before I go ahead, please confirm:", "Shall I go ahead?"), "zh": ("办理之前请您确认：", "可以办理吗？")}
@@ -34,30 +34,28 @@ _ASK = {"en": ("Before I go ahead, please confirm:", "Shall I go ahead?"), "zh":
 class OracleModel:
     name = "oracle"
 
-    def __init__(self, cases: Mapping[str, Any], scenarios: Mapping[str, Any], specs: Mapping[str, Any] | None = None) -> None:
-        self.cases = cases
-        self.scenarios = scenarios
-        self.specs = specs or {}
+    def __init__(self, corpus: Corpus) -> None:
+        self.corpus = corpus
 
     def complete(self, request: Request) -> Reply:
         if request.kind == "scenario":
             return self._agent_turn(request)
-        answer = checkpoint_answers(self.cases[request.id][request.lang])[request.step]
+        checkpoint = self.corpus.cases[request.id].dialogues[request.lang].checkpoints[request.step]
         native = request.syntax == "tool_calls"
         if request.kind == "retrieval":
-            steps = reference_calls_next(answer, request, self.specs)
+            steps = reference_calls_next(checkpoint, request, self.corpus.specs)
             if not steps:
                 return Reply(_DONE[request.lang], [] if native else None)
             return Reply(None, tool_calls(steps)) if native else Reply(text_calls(steps, request.syntax))
-        if "special" in answer:
-            return Reply(render_special(answer, request.lang), [] if native else None)
-        calls = first_alternative(answer, request.lang)
+        if checkpoint.special is not None:
+            return Reply(render_special(dict(checkpoint.answer), request.lang), [] if native else None)
+        calls = first_alternative(checkpoint, request.lang)
         if native:
             return Reply(None, tool_calls(calls, prefix=f"call_{request.step}"))
         return Reply(text_calls(calls, request.syntax))
 
     def _agent_turn(self, request: Request) -> Reply:
-        scenario = self.scenarios[request.id]
+        scenario = self.corpus.scenarios[request.id].data  # milestones and outputs are agent scoring's format
         lang = request.lang
         conversation = [m for m in request.messages if m.get("role") != "system"]
         made = sum(len(m.get("tool_calls") or []) for m in conversation if m.get("role") == "assistant")
@@ -109,4 +107,4 @@ def _question(milestone: Mapping[str, Any], lang: str) -> str:
 
 
 def create(context: ModelContext) -> OracleModel:
-    return OracleModel(context.cases, context.scenarios, context.specs)
+    return OracleModel(context.corpus)

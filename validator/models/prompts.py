@@ -29,7 +29,6 @@ from typing import Any
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
 PROMPT_VERSION = "v1"
 STYLES = ("standard", "condensed", "minimal")
-LANGS = ("en", "zh")
 STOP_MARKER = "###STOP###"  # the user simulator's end of conversation
 
 # sections every model-prompt file must have, and every user-simulator file

@@ -11,83 +11,68 @@ model finds join them during its episode, ``validator.models.retrieval``).
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
+from validator.corpus.records import AssistantTurn, Case, Checkpoint, Scenario, Spec, ToolTurn, UserTurn
 from validator.matchers import render
 from validator.models.base import Request
 from validator.models.prompts import system_prompt
 from validator.models.render import tool_calls
 from validator.scoring.special import render_special
-from validator.spec_render import tool_entry
-
-def tools_for(names: list[str], specs: Mapping[str, Any], lang: str) -> list[dict[str, Any]]:
-    return [tool_entry(specs[name], lang) for name in names if name in specs]
 
 
-def first_alternative(answer: Mapping[str, Any], lang: str) -> list[dict[str, Any]]:
-    calls = answer["calls"] if "calls" in answer else answer["one_of"][0]["calls"]
-    return [{"api": call["api"], "args": render(call.get("args") or {}, lang)} for call in calls]
+def tools_for(names: Sequence[str], specs: Mapping[str, Spec], lang: str) -> list[dict[str, Any]]:
+    return [specs[name].tool(lang) for name in names if name in specs]
 
 
-def case_requests(
-    case: Mapping[str, Any], lang: str, specs: Mapping[str, Any], syntax: str, *, style: str = "standard"
-) -> Iterator[Request]:
+def first_alternative(checkpoint: Checkpoint, lang: str) -> list[dict[str, Any]]:
+    """The calls of a checkpoint's first alternative, matchers rendered for lang."""
+    return [{"api": call.api, "args": render(call.args, lang)} for call in checkpoint.first]
+
+
+def case_requests(case: Case, lang: str, specs: Mapping[str, Spec], syntax: str, *, style: str = "standard") -> Iterator[Request]:
     """One request per checkpoint of one language side of a case, in order (system prompt in style)."""
-    side = case.get(lang) or {}
-    profile = case.get("profile")
-    names = list(case.get("apis") or [])
+    profile = case.profile[lang] if case.profile is not None else None
+    names = list(case.apis)
     history: list[dict[str, Any]] = []
     pending_ids: list[str] = []
-    step = 0
-    for turn in side.get("turns") or []:
-        (kind, value), = turn.items()
-        if kind == "user":
-            history.append({"role": "user", "content": value})
-        elif kind == "assistant":
-            history.append({"role": "assistant", "content": value})
-        elif kind == "tool":
-            for index, result in enumerate(value if isinstance(value, list) else [value]):
-                call_id = pending_ids[index] if index < len(pending_ids) else f"call_{step}_{index}"
-                entry = result if isinstance(result, dict) else {}  # a malformed turn (`callbank check` reports it)
-                content = entry.get("result") if entry else result
-                history.append(
-                    {"role": "tool", "tool_call_id": call_id, "name": entry.get("api"), "content": json.dumps(content, ensure_ascii=False)}
-                )
+    steps = 0  # checkpoints so far
+    for turn in case.dialogues[lang].turns:
+        if isinstance(turn, UserTurn):
+            history.append({"role": "user", "content": turn.text})
+        elif isinstance(turn, AssistantTurn):
+            history.append({"role": "assistant", "content": turn.text})
+        elif isinstance(turn, ToolTurn):
+            for index, result in enumerate(turn.results):
+                call_id = pending_ids[index] if index < len(pending_ids) else f"call_{steps}_{index}"
+                history.append({"role": "tool", "tool_call_id": call_id, "name": result.api, "content": json.dumps(result.result, ensure_ascii=False)})
             pending_ids = []
-        elif kind == "expect":
+        else:
             tools = tools_for(names, specs, lang)
-            system = system_prompt(
-                lang,
-                syntax,
-                tools=tools,
-                time=case.get("time"),
-                profile=profile.get(lang) if isinstance(profile, dict) else None,
-                style=style,
-            )
+            system = system_prompt(lang, syntax, tools=tools, time=case.time, profile=profile, style=style)
             yield Request(
                 kind="case",
-                id=case["id"],
+                id=case.id,
                 lang=lang,
-                step=step,
-                category=case.get("category", ""),
+                step=turn.step,
+                category=case.category,
                 messages=[{"role": "system", "content": system}, *history],
                 tools=tools,
                 syntax=syntax,
             )
-            if "special" in value:
-                history.append({"role": "assistant", "content": render_special(value, lang)})
+            if turn.special is not None:
+                history.append({"role": "assistant", "content": render_special(dict(turn.answer), lang)})
                 pending_ids = []
             else:
-                entries = tool_calls(first_alternative(value, lang), prefix=f"call_{step}")
+                entries = tool_calls(first_alternative(turn, lang), prefix=f"call_{turn.step}")
                 history.append({"role": "assistant", "content": None, "tool_calls": entries})
                 pending_ids = [entry["id"] for entry in entries]
-            step += 1
+            steps += 1
 
 
-def scenario_apis(scenario: Mapping[str, Any], specs: Mapping[str, Any]) -> list[str]:
+def scenario_apis(scenario: Scenario, specs: Mapping[str, Spec]) -> list[str]:
     """The scenario's own ``apis``, else every API of its sandboxes."""
-    if isinstance(scenario.get("apis"), list):
-        return list(scenario["apis"])
-    sandboxes = set(scenario.get("sandboxes") or [])
-    return sorted(name for name, spec in specs.items() if isinstance(spec, dict) and spec.get("sandbox") in sandboxes)
+    if scenario.apis is not None:
+        return list(scenario.apis)
+    return sorted(name for name, spec in specs.items() if spec.sandbox in scenario.sandboxes)

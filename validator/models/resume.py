@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import IO, Any
 
 from validator.errors import UserError
+from validator.scoring.predictions import Key, record_key, record_validator
 
 MANIFEST_VERSION = 1
 CORPUS_FOLDERS = ("specs", "dialogues", "sandboxes")
@@ -29,7 +30,6 @@ COMPARED = (
     "temperature", "max_tokens", "seed", "max_turns", "user",
 )  # fmt: skip
 
-Key = tuple[str, str, "int | None"]
 
 
 def manifest_path(out: Path) -> Path:
@@ -50,16 +50,6 @@ def corpus_version(root: Path) -> str:
                 continue
             digest.update(relative.as_posix().encode() + b"\0" + path.read_bytes() + b"\0")
     return "sha256:" + digest.hexdigest()
-
-
-def record_key(record: Mapping[str, Any]) -> Key | None:
-    """The job a record answers: (id, lang, step) for a case, (id, lang, None) for a scenario."""
-    if not isinstance(record.get("id"), str) or record.get("lang") not in ("en", "zh"):
-        return None
-    if "calls" in record or "messages" in record:
-        return (record["id"], record["lang"], None)
-    step = record.get("step", 0)
-    return (record["id"], record["lang"], step) if isinstance(step, int) and not isinstance(step, bool) else None
 
 
 def finished_keys(out: Path) -> set[Key]:
@@ -148,6 +138,10 @@ class RecordWriter:
         self.written = 0
 
     def write(self, record: Mapping[str, Any]) -> None:
+        """Append one record; it must pass schemas/predictions.schema.json (anything else is a bug)."""
+        problems = [error.message for error in record_validator().iter_errors(dict(record))]
+        if problems:
+            raise ValueError(f"refusing to write a prediction record that breaks its schema: {problems[0]} ({json.dumps(record)[:200]})")
         self.handle.write(json.dumps(record, ensure_ascii=False) + "\n")
         self.handle.flush()
         self.written += 1

@@ -20,17 +20,19 @@ The record keeps every call in order, searches included (the scorer re-runs the 
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Callable, Iterator, Mapping
 from dataclasses import replace
 from typing import Any
 
+from validator.corpus.index import Corpus
+from validator.corpus.records import Case, Checkpoint, Spec
 from validator.models.base import Model, Reply, Request, RequestRejected, complete_async
 from validator.models.episode import Environment, OfflineEnvironment, SessionEnvironment, add_usage
 from validator.models.prompts import system_prompt
 from validator.models.render import tool_calls
 from validator.models.request import case_requests, first_alternative, tools_for
+from validator.sandbox.replay import runtime_of
 from validator.scoring.parse import Call, parse_text, parse_tool_calls
 from validator.toolsearch import SEARCH_API, found_names, reference_query
 
@@ -46,43 +48,27 @@ _NOT_FOUND_MESSAGE = {
 # ----------------------------------------------------------------------------- requests
 
 
-def retrieval_requests(
-    case: Mapping[str, Any], lang: str, specs: Mapping[str, Any], syntax: str, *, style: str = "standard", policy: str = ""
-) -> Iterator[Request]:
+def retrieval_requests(case: Case, lang: str, specs: Mapping[str, Spec], syntax: str, *, style: str = "standard", policy: str = "") -> Iterator[Request]:
     """The opening request of each checkpoint of one language side of a retrieval case.
 
     The dialogue up to the checkpoint is the case's (``case_requests``); the system prompt is
     an agent's, with the tool-search policy, since the model acts over several turns.
     """
-    profile = case.get("profile")
+    profile = case.profile[lang] if case.profile is not None else None
     for request in case_requests(case, lang, specs, syntax, style=style):
-        system = system_prompt(
-            lang,
-            syntax,
-            tools=request.tools,
-            time=case.get("time"),
-            profile=profile.get(lang) if isinstance(profile, dict) else None,
-            policy=policy,
-            style=style,
-        )
+        system = system_prompt(lang, syntax, tools=request.tools, time=case.time, profile=profile, policy=policy, style=style)
         yield replace(request, kind="retrieval", messages=[{"role": "system", "content": system}, *request.messages[1:]])
 
 
-def case_environments(repo: Any) -> Callable[[Mapping[str, Any], str], Environment]:
+def case_environments(corpus: Corpus) -> Callable[[Case, str], Environment]:
     """A factory of fresh environments for retrieval checkpoints: a session over every sandbox
-    of repo (the model may find and call any API), with the case's ``state`` and ``time``."""
-    try:
-        module = importlib.import_module("validator.sandbox.replay")
-    except ImportError:
-        return lambda case, lang: OfflineEnvironment()
-    runtime = module.runtime_of(repo)
+    of the corpus (the model may find and call any API), with the case's ``state`` and ``time``."""
+    runtime = runtime_of(corpus)
     names = sorted(runtime.classes)
 
-    def make(case: Mapping[str, Any], lang: str) -> Environment:
-        patch = case.get("state") if isinstance(case.get("state"), dict) else None
-        clock = case.get("time") if isinstance(case.get("time"), str) else None
+    def make(case: Case, lang: str) -> Environment:
         try:
-            return SessionEnvironment(runtime.session(names, patch, clock), lang)
+            return SessionEnvironment(runtime.session(names, case.state, case.time), lang)
         except (KeyError, ValueError) as error:  # a sandbox that failed to load
             return OfflineEnvironment(f"the case's sandboxes cannot run ({error})")
 
@@ -101,9 +87,7 @@ def reply_calls(reply: Reply) -> list[Call]:
     return list(parsed.calls) if parsed.kind == "calls" else []
 
 
-async def run_retrieval_async(
-    model: Model, start: Request, environment: Environment, specs: Mapping[str, Any], *, max_turns: int = MAX_TURNS
-) -> dict[str, Any]:
+async def run_retrieval_async(model: Model, start: Request, environment: Environment, specs: Mapping[str, Spec], *, max_turns: int = MAX_TURNS) -> dict[str, Any]:
     """Run one retrieval checkpoint from its opening request; the prediction record."""
     lang = start.lang
     offered = {tool["function"]["name"] for tool in start.tools}
@@ -128,7 +112,7 @@ async def run_retrieval_async(
             break
         entries = tool_calls([{"api": call.api, "args": call.args} for call in made], prefix=f"call_{turn}")
         messages.append({"role": "assistant", "content": reply.content or None, "tool_calls": entries})
-        for call, entry in zip(made, entries):
+        for call, entry in zip(made, entries, strict=True):
             calls.append({"api": call.api, "args": call.args})
             if call.api == SEARCH_API:
                 observation = environment.call(call.api, call.args)
@@ -149,7 +133,7 @@ async def run_retrieval_async(
 # ----------------------------------------------------------------------------- the reference model
 
 
-def reference_calls_next(answer: Mapping[str, Any], request: Request, specs: Mapping[str, Any]) -> list[dict[str, Any]]:
+def reference_calls_next(checkpoint: Checkpoint, request: Request, specs: Mapping[str, Spec]) -> list[dict[str, Any]]:
     """The oracle's next move in a retrieval episode: [] when every expected call is made.
 
     It walks the answer's first alternative in order: an API no search has returned yet is
@@ -157,7 +141,7 @@ def reference_calls_next(answer: Mapping[str, Any], request: Request, specs: Map
     case's language — EXE018 proves that query finds it), then called. One step per turn,
     as a model that reads each result before it acts.
     """
-    expected = first_alternative(answer, request.lang)
+    expected = first_alternative(checkpoint, request.lang)
     found: set[str] = set()
     queries: set[str] = set()
     made = 0
@@ -175,7 +159,7 @@ def reference_calls_next(answer: Mapping[str, Any], request: Request, specs: Map
         return []
     call = expected[made]
     spec = specs.get(call["api"])
-    query = reference_query(spec, request.lang) if isinstance(spec, Mapping) else call["api"]
+    query = reference_query(spec.document.data, request.lang) if spec is not None else call["api"]
     if call["api"] not in found and query not in queries:
         return [{"api": SEARCH_API, "args": {"query": query}}]
     return [call]

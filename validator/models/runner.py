@@ -4,11 +4,11 @@ The loop is model-agnostic — build the request, ask the model (``base.complete
 the record — so built-in models and endpoint clients share it; only the transport differs.
 
 :func:`plan` lists the work as jobs in a fixed order (case id, language, step; then scenario
-id, language), each with the key its record is found by (``(id, lang, step)``, step ``None``
-for a scenario). A retrieval checkpoint is a short episode of its own
-(``validator.models.retrieval``): the model searches the catalog live, then calls. Every job
-is independent — a case checkpoint's history is the case's own dialogue, an episode has its
-own sandbox session — so :func:`execute` runs up to
+id, language), each with the key its record is found by: ``(id, lang, step)``, step 0 for a
+scenario (``docs/predictions.md``: one convention in ``run`` and ``score``). A retrieval
+checkpoint is a short episode of its own (``validator.models.retrieval``): the model searches
+the catalog live, then calls. Every job is independent — a case checkpoint's history is the
+case's own dialogue, an episode has its own sandbox session — so :func:`execute` runs up to
 ``concurrency`` of them at once on one event loop and hands each record over as it completes.
 :func:`predictions` is the same, one job after another, for synchronous callers.
 """
@@ -18,22 +18,22 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
-from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any
 
+from validator.corpus.index import Corpus
+from validator.corpus.langs import LANGS
+from validator.corpus.records import Case, Scenario, Spec
 from validator.models.base import Model, Reply, Request, RequestRejected, complete_async
-from validator.models.episode import Environment, policy_text, run_episode_async
-from validator.models.episode import OfflineEnvironment
+from validator.models.episode import Environment, OfflineEnvironment, policy_text, run_episode_async
 from validator.models.request import case_requests
 from validator.models.retrieval import retrieval_requests, run_retrieval_async
 from validator.models.user import UserFactory, scripted_user
-from validator.scoring.units import LANGS, scenario_category, selected
+from validator.scoring.predictions import SCENARIO_STEP, Key
 from validator.toolsearch import SEARCH_API, is_retrieval
-
-Key = tuple[str, str, int | None]  # (id, lang, step); step None for a scenario
 
 
 def case_record(request: Request, reply: Reply) -> dict[str, Any]:
+    """The prediction record of one case checkpoint (schemas/predictions.schema.json)."""
     record: dict[str, Any] = {"id": request.id, "lang": request.lang, "step": request.step, "output": reply.content or ""}
     if reply.tool_calls is not None:
         record["tool_calls"] = reply.tool_calls
@@ -51,13 +51,13 @@ class RunContext:
     """
 
     model: Model
-    specs: Mapping[str, Any]
-    environment: Callable[[Mapping[str, Any], str], Environment]
+    specs: Mapping[str, Spec]
+    environment: Callable[[Scenario, str], Environment]
     users: UserFactory = scripted_user
     syntax: str = "python"
     style: str = "standard"
     max_turns: int | None = None
-    case_environment: Callable[[Mapping[str, Any], str], Environment] | None = None
+    case_environment: Callable[[Case, str], Environment] | None = None
 
 
 @dataclass(frozen=True)
@@ -85,7 +85,7 @@ class RetrievalJob:
     """One retrieval checkpoint: an episode that starts from its opening request."""
 
     request: Request
-    case: Mapping[str, Any]
+    case: Case
 
     @property
     def key(self) -> Key:
@@ -105,20 +105,20 @@ class RetrievalJob:
 
 @dataclass(frozen=True)
 class ScenarioJob:
-    scenario: Mapping[str, Any]
+    scenario: Scenario
     lang: str
     policy: str
 
     @property
     def key(self) -> Key:
-        return (str(self.scenario["id"]), self.lang, None)
+        return (self.scenario.id, self.lang, SCENARIO_STEP)
 
     @property
     def category(self) -> str:
-        return scenario_category(self.scenario)
+        return self.scenario.category
 
     async def run(self, context: RunContext) -> dict[str, Any]:
-        return await run_episode_async(
+        record = await run_episode_async(
             context.model,
             self.scenario,
             self.lang,
@@ -130,76 +130,54 @@ class ScenarioJob:
             user=context.users(self.scenario, self.lang),
             max_turns=context.max_turns,
         )
+        return {"id": record["id"], "lang": record["lang"], "step": SCENARIO_STEP, **record}
 
 
 Job = CaseJob | RetrievalJob | ScenarioJob
 
 
-class Plan(NamedTuple):
-    jobs: list[Job]
-    unreadable: list[str]  # ids of cases whose dialogue cannot be turned into requests (`callbank check` says why)
-
-
 def plan(
-    cases: Mapping[str, Any],
-    scenarios: Mapping[str, Any],
-    specs: Mapping[str, Any],
+    corpus: Corpus,
     *,
     syntax: str = "python",
     style: str = "standard",
     langs: Sequence[str] = LANGS,
     categories: Sequence[str] = (),
     limit: int | None = None,
-    root: Path | None = None,
-) -> Plan:
+) -> list[Job]:
     """Every job of the selection, in order; ``limit``: the first N cases (by id) of each
     category and the first N scenarios of each agent category, in every selected language."""
     jobs: list[Job] = []
-    unreadable: list[str] = []
     taken: dict[str, int] = {}
+    chosen = [lang for lang in LANGS if lang in langs]
 
     def admit(category: str) -> bool:
-        if not selected(category, categories):
-            return False
         if limit is not None and taken.get(category, 0) >= limit:
             return False
         taken[category] = taken.get(category, 0) + 1
         return True
 
-    for case_id in sorted(cases):
-        case = cases[case_id]
-        if not isinstance(case, dict) or not admit(str(case.get("category", ""))):
+    for case in corpus.cases_in(categories):
+        if not admit(case.category):
             continue
-        retrieval = is_retrieval(case.get("category"))
-        try:
-            if retrieval:
-                requests = [
-                    r
-                    for lang in LANGS
-                    if lang in langs
-                    for r in retrieval_requests(case, lang, specs, syntax, style=style, policy=search_policy(root, specs, lang))
-                ]
-            else:
-                requests = [r for lang in LANGS if lang in langs for r in case_requests(case, lang, specs, syntax, style=style)]
-        except (AttributeError, KeyError, TypeError, ValueError):  # a malformed dialogue
-            unreadable.append(case_id)
-            continue
-        jobs.extend(RetrievalJob(request, case) if retrieval else CaseJob(request) for request in requests)
-    for scenario_id in sorted(scenarios):
-        scenario = scenarios[scenario_id]
-        if not isinstance(scenario, dict) or not admit(scenario_category(scenario)):
-            continue
-        for lang in LANGS:
-            if lang in langs:
-                jobs.append(ScenarioJob(scenario, lang, policy_text(root, scenario, lang)))
-    return Plan(jobs, unreadable)
+        if is_retrieval(case.category):
+            for lang in chosen:
+                policy = search_policy(corpus, lang)
+                jobs.extend(RetrievalJob(request, case) for request in retrieval_requests(case, lang, corpus.specs, syntax, style=style, policy=policy))
+        else:
+            jobs.extend(CaseJob(request) for lang in chosen for request in case_requests(case, lang, corpus.specs, syntax, style=style))
+    for scenario in corpus.scenarios_in(categories):
+        if admit(scenario.category):
+            jobs.extend(ScenarioJob(scenario, lang, policy_text(corpus, scenario, lang)) for lang in chosen)
+    return jobs
 
 
-def search_policy(root: Path | None, specs: Mapping[str, Any], lang: str) -> str:
+def search_policy(corpus: Corpus, lang: str) -> str:
     """The policy of the sandbox implementing tool search: how to search, shown in retrieval runs."""
-    spec = specs.get(SEARCH_API)
-    sandbox = spec.get("sandbox") if isinstance(spec, Mapping) else None
-    return policy_text(root, {"sandboxes": [sandbox]}, lang) if isinstance(sandbox, str) else ""
+    spec = corpus.specs.get(SEARCH_API)
+    sandbox = corpus.sandboxes.get(spec.sandbox) if spec is not None and spec.sandbox is not None else None
+    text = corpus.read_text(sandbox.policy_path(lang)) if sandbox is not None else None
+    return text.strip() if text is not None else ""
 
 
 async def execute(
@@ -233,19 +211,16 @@ async def execute(
 
 def predictions(
     model: Model,
-    cases: Mapping[str, Any],
-    scenarios: Mapping[str, Any],
-    specs: Mapping[str, Any],
+    corpus: Corpus,
     *,
     syntax: str = "python",
     langs: Sequence[str] = LANGS,
     categories: Sequence[str] = (),
-    environment: Callable[[Mapping[str, Any], str], Environment],
-    case_environment: Callable[[Mapping[str, Any], str], Environment] | None = None,
-    root: Path | None = None,
+    environment: Callable[[Scenario, str], Environment],
+    case_environment: Callable[[Case, str], Environment] | None = None,
     style: str = "standard",
 ) -> Iterator[dict[str, Any]]:
     """Every record, one job after another, in plan order (for synchronous callers)."""
-    context = RunContext(model, specs, environment, syntax=syntax, style=style, case_environment=case_environment)
-    for job in plan(cases, scenarios, specs, syntax=syntax, style=style, langs=langs, categories=categories, root=root).jobs:
+    context = RunContext(model, corpus.specs, environment, syntax=syntax, style=style, case_environment=case_environment)
+    for job in plan(corpus, syntax=syntax, style=style, langs=langs, categories=categories):
         yield asyncio.run(job.run(context))

@@ -15,6 +15,7 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, Protocol
 
+from validator.corpus.records import Scenario
 from validator.models.prompts import PROMPT_VERSION, STOP_MARKER, user_prompt
 from validator.scoring.transcript import is_call_text, message_text
 
@@ -28,7 +29,7 @@ class User(Protocol):
     async def reply(self, messages: Sequence[Mapping[str, Any]]) -> str | None: ...
 
 
-UserFactory = Callable[[Mapping[str, Any], str], User]
+UserFactory = Callable[[Scenario, str], User]
 
 
 class ScriptedUser:
@@ -49,9 +50,8 @@ class ScriptedUser:
         return self.script[self.said - 1]
 
 
-def scripted_user(scenario: Mapping[str, Any], lang: str) -> ScriptedUser:
-    side = (scenario.get("user") or {}).get(lang) or {}
-    return ScriptedUser(side.get("script") or [])
+def scripted_user(scenario: Scenario, lang: str) -> ScriptedUser:
+    return ScriptedUser(scenario.user[lang].script)
 
 
 def visible_text(messages: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
@@ -99,8 +99,7 @@ class SimulatedUser:
 
 
 def simulated_users(client: ChatClient, version: str = PROMPT_VERSION) -> UserFactory:
-    def make(scenario: Mapping[str, Any], lang: str) -> User:
-        side = (scenario.get("user") or {}).get(lang) or {}
-        return SimulatedUser(client, side, lang, version)
+    def make(scenario: Scenario, lang: str) -> User:
+        return SimulatedUser(client, scenario.user[lang].data, lang, version)
 
     return make

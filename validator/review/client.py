@@ -1,9 +1,10 @@
 """Asking a judge over an OpenAI-compatible endpoint: retries, backoff, and a reachability probe.
 
 Two kinds of retry, both bounded:
-- transport: connection errors, timeouts, 408/409/429 and 5xx are retried with exponential
-  backoff and jitter (a ``Retry-After`` header is honoured up to the maximum delay); anything
-  else (400, 401, 404 …) fails at once. When every attempt fails the judge has *failed*: no vote
+- transport: through ``validator.transport``, the policy `callbank run` shares: connection
+  errors, timeouts, 408/409/429 and 5xx are retried with exponential backoff, here with jitter
+  so parallel judges do not retry in step (``retry-after-ms`` or ``Retry-After`` is honoured up
+  to the maximum delay); anything else (400, 401, 404 …) fails at once. When every attempt fails the judge has *failed*: no vote
   is recorded and the question is asked again by the next run.
 - verdict: a reply that is not a usable verdict is retried with a note saying what was wrong;
   after the last attempt the outcome is a *judge error*, which is recorded (and never counts as
@@ -13,7 +14,6 @@ Two kinds of retry, both bounded:
 from __future__ import annotations
 
 import asyncio
-import random
 from collections.abc import Awaitable, Callable
 from typing import Any, NamedTuple
 
@@ -21,7 +21,7 @@ import openai
 
 from validator.review.judges import Judge
 from validator.review.verdict import MalformedVerdict, Verdict, parse_verdict
-from validator.transport import describe, is_transient, retry_after
+from validator.transport import Backoff, TransportFailure, call_with_retries, describe
 
 PROBE_TIMEOUT = 15.0
 
@@ -37,11 +37,15 @@ class RetryPolicy(NamedTuple):
     max_delay: float = 30.0
     verdict_attempts: int = 3  # replies asked for per question before it is a judge error
 
+    @property
+    def backoff(self) -> Backoff:
+        return Backoff(self.base_delay, self.max_delay, jitter=True)
+
     def delay(self, retry: int, retry_after: float | None = None) -> float:
-        if retry_after is not None:
-            return max(0.0, min(self.max_delay, retry_after))
-        ceiling = min(self.max_delay, self.base_delay * (2**retry))
-        return ceiling / 2 + random.uniform(0, ceiling / 2)
+        return self.backoff.delay(retry, retry_after)
+
+
+DEFAULT_POLICY = RetryPolicy()
 
 
 class JudgeFailure(Exception):
@@ -64,15 +68,12 @@ def make_client(judge: Judge) -> openai.AsyncOpenAI:
 async def with_retries(call: Callable[[], Awaitable[Any]], policy: RetryPolicy, attempts: int | None = None, sleep: Sleep = asyncio.sleep) -> Any:
     """Await call(), retrying transient failures; JudgeFailure when it keeps failing."""
     total = attempts or policy.attempts
-    for attempt in range(total):
-        try:
-            return await call()
-        except (openai.APIConnectionError, openai.APIStatusError) as error:
-            if not is_transient(error) or attempt == total - 1:
-                suffix = f" (after {attempt + 1} attempts)" if attempt else ""
-                raise JudgeFailure(describe(error) + suffix) from error
-            await sleep(policy.delay(attempt, retry_after(error)))
-    raise AssertionError("unreachable")
+    try:
+        result, _ = await call_with_retries(call, retries=total - 1, backoff=policy.backoff, sleep=sleep)
+    except TransportFailure as failure:
+        suffix = f" (after {failure.attempts} attempts)" if failure.attempts > 1 else ""
+        raise JudgeFailure(describe(failure.error) + suffix) from failure.error
+    return result
 
 
 async def complete(client: openai.AsyncOpenAI, judge: Judge, messages: list[dict[str, str]], policy: RetryPolicy, sleep: Sleep = asyncio.sleep) -> str | None:
@@ -86,7 +87,8 @@ async def complete(client: openai.AsyncOpenAI, judge: Judge, messages: list[dict
     response = await with_retries(lambda: client.chat.completions.create(**options), policy, sleep=sleep)
     if not response.choices:
         return None
-    return response.choices[0].message.content
+    content: str | None = response.choices[0].message.content
+    return content
 
 
 async def ask(client: openai.AsyncOpenAI, judge: Judge, messages: list[dict[str, str]], policy: RetryPolicy, sleep: Sleep = asyncio.sleep) -> Outcome:

@@ -6,6 +6,7 @@ import unicodedata
 from collections.abc import Sequence
 from typing import Any
 
+from validator.corpus.langs import LANGS
 from validator.review.items import Item
 from validator.review.material import dumps, render_dialogue
 from validator.review.records import next_step
@@ -65,7 +66,7 @@ def side_by_side(blocks: Sequence[tuple[str, list[str]]], total: int = 120, gap:
     column = max(16, (total - gap * (len(blocks) - 1)) // len(blocks))
     wrapped = []
     for title, entries in blocks:
-        lines = wrap(title, column) + ["-" * min(column, max(width(title), 3))]
+        lines = [*wrap(title, column), "-" * min(column, max(width(title), 3))]
         for entry in entries or ["(nothing)"]:
             lines += wrap(entry, column)
         wrapped.append(lines)
@@ -133,7 +134,7 @@ def _case_lines(item: Item) -> list[str]:
         return head + render_dialogue(item.data).split("\n")
     user = item.data.get("user") or {}
     lines = [f"mode {item.data.get('mode')} · sandboxes {', '.join(map(str, item.data.get('sandboxes') or []))}"]
-    for lang in ("en", "zh"):
+    for lang in LANGS:
         lines.append(f"{lang.upper()} goal: {(user.get(lang) or {}).get('goal', '(missing)')}")
     lines.append("reference calls:")
     lines += [f"  {i + 1}. {dumps(call)}" for i, call in enumerate(item.data.get("reference_calls") or [])]

@@ -2,13 +2,14 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
+from validator.corpus.canonical import content_hash
+from validator.corpus.index import Corpus
+from validator.corpus.records import Case, Scenario
 from validator.errors import UserError
-from validator.hub.gates import case_content_hash
-from validator.repo import Repo
 
 REVIEWED_KINDS = ("case", "scenario")
 
@@ -17,16 +18,10 @@ class Item(NamedTuple):
     id: str
     path: str  # repo-relative
     kind: str  # "case" | "scenario"
-    family: str  # "normal" | "special" | "agent": which judge prompt applies
-    data: dict[str, Any]
+    family: str  # "normal" | "special" | "agent": which judge prompt applies (retrieval counts as normal)
+    data: Mapping[str, Any]  # the document as written: what the judges are shown
     content_hash: str
-
-
-def family_of(kind: str, data: dict[str, Any]) -> str:
-    if kind == "scenario":
-        return "agent"
-    category = str(data.get("category", ""))
-    return "special" if category.startswith("special/") else "normal"  # retrieval/* answers are calls too
+    record: Case | Scenario | None = None
 
 
 def target_paths(root: Path, paths: Sequence[str]) -> list[str] | None:
@@ -50,32 +45,25 @@ def target_paths(root: Path, paths: Sequence[str]) -> list[str] | None:
 def _wanted(path: str, prefixes: list[str] | None) -> bool:
     if prefixes is None:
         return True
-    return any(path == prefix or (prefix == "" or prefix.endswith("/")) and path.startswith(prefix) for prefix in prefixes)
+    return any(path == prefix or ((prefix == "" or prefix.endswith("/")) and path.startswith(prefix)) for prefix in prefixes)
 
 
-def collect_items(repo: Repo, prefixes: list[str] | None = None) -> tuple[list[Item], list[str]]:
+def collect_items(corpus: Corpus, prefixes: list[str] | None = None) -> tuple[list[Item], list[str]]:
     """The items to review, sorted by id, and one message per file skipped because it is broken."""
     items: list[Item] = []
     skipped: list[str] = []
     seen: dict[str, str] = {}
-    for document in repo.documents:
-        if document.kind not in REVIEWED_KINDS or not _wanted(document.path, prefixes):
+    for loaded in corpus.loaded(REVIEWED_KINDS):
+        if not _wanted(loaded.path, prefixes):
             continue
-        data = document.data
-        if document.path in repo.load_problems or not isinstance(data, dict) or not isinstance(data.get("id"), str):
-            skipped.append(f"{document.path}: cannot be read as a {document.kind}; fix the `callbank check` findings first")
+        record = loaded.record
+        if not isinstance(record, (Case, Scenario)):
+            what = "read" if loaded.document is None else f"read as a {loaded.kind}"
+            skipped.append(f"{loaded.path}: cannot be {what}; fix the `callbank check` findings first")
             continue
-        if data["id"] in seen:
-            skipped.append(f"{document.path}: id {data['id']!r} is also used by {seen[data['id']]}; ids must be unique")
+        if record.id in seen:
+            skipped.append(f"{loaded.path}: id {record.id!r} is also used by {seen[record.id]}; ids must be unique")
             continue
-        seen[data["id"]] = document.path
-        items.append(Item(data["id"], document.path, document.kind, family_of(document.kind, data), data, case_content_hash(data)))
-    for path in sorted(repo.load_problems):
-        if path not in {d.path for d in repo.documents} and path.startswith(("dialogues/", "sandboxes/")) and _wanted(path, prefixes):
-            skipped.append(f"{path}: cannot be read; fix the `callbank check` findings first")
+        seen[record.id] = loaded.path
+        items.append(Item(record.id, loaded.path, loaded.kind, record.family, record.data, content_hash(record.data), record))
     return sorted(items, key=lambda item: item.id), skipped
-
-
-def find_item(repo: Repo, item_id: str) -> Item | None:
-    items, _ = collect_items(repo)
-    return next((item for item in items if item.id == item_id), None)

@@ -10,7 +10,6 @@ from validator.errors import UserError
 from validator.loading import load_text
 from validator.schemas import SchemaSet
 
-LANGS = ("en", "zh")
 NO_KEY = "no-key"  # the OpenAI client wants a key even for local servers that ignore it
 
 

@@ -11,12 +11,11 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
+from validator.corpus.langs import LANGS
+from validator.corpus.records import Case, Spec
 from validator.review.items import Item
-from validator.rules.answers import iter_calls
-from validator.spec_render import function_schema
 from validator.toolsearch import is_retrieval
 
-LANGS = ("en", "zh")
 MAX_POLICY_CHARS = 6000  # a policy longer than this is cut (the judge is told so)
 
 
@@ -24,14 +23,14 @@ def dumps(value: Any, indent: int | None = None) -> str:
     return json.dumps(value, ensure_ascii=False, indent=indent, sort_keys=False)
 
 
-def render_apis(names: list[str], specs: Mapping[str, Mapping[str, Any]], lang: str) -> str:
+def render_apis(names: list[str], specs: Mapping[str, Spec], lang: str) -> str:
     blocks = []
     for name in names:
         spec = specs.get(name)
         if spec is None:
             blocks.append(f"// {name}: no spec with this name exists")
         else:
-            blocks.append(dumps(function_schema(spec, lang), indent=2))
+            blocks.append(dumps(spec.function_schema(lang), indent=2))
     return "\n".join(blocks) if blocks else "(none)"
 
 
@@ -74,12 +73,13 @@ def _bilingual(value: Any) -> str:
     return "(none)" if value is None else dumps(value)
 
 
-def case_material(item: Item, specs: Mapping[str, Mapping[str, Any]]) -> dict[str, str]:
+def case_material(item: Item, specs: Mapping[str, Spec]) -> dict[str, str]:
     case = item.data
     apis = [a for a in case.get("apis") or [] if isinstance(a, str)]
     if is_retrieval(case.get("category")):
         # the model finds the answer's APIs with its own search; the judge needs their specs too
-        apis += [api for api in dict.fromkeys(call.get("api") for _, call, _ in iter_calls(case)) if isinstance(api, str) and api not in apis]
+        called = [call.api for _, _, _, call in item.record.calls()] if isinstance(item.record, Case) else []
+        apis += [api for api in dict.fromkeys(called) if api not in apis]
     return {
         "id": item.id,
         "category": str(case.get("category", "")),
@@ -116,28 +116,27 @@ def _policy(root: Path, sandboxes: list[str], lang: str) -> str:
     return "\n".join(texts) if texts else "(none)"
 
 
-def scenario_apis(scenario: Mapping[str, Any], specs: Mapping[str, Mapping[str, Any]]) -> list[str]:
+def scenario_apis(scenario: Mapping[str, Any], specs: Mapping[str, Spec]) -> list[str]:
     if isinstance(scenario.get("apis"), list):
         return [a for a in scenario["apis"] if isinstance(a, str)]
     sandboxes = set(scenario.get("sandboxes") or [])
-    return sorted(name for name, spec in specs.items() if spec.get("sandbox") in sandboxes)
+    return sorted(name for name, spec in specs.items() if spec.sandbox in sandboxes)
 
 
-def _compact_apis(names: list[str], specs: Mapping[str, Mapping[str, Any]], lang: str) -> str:
+def _compact_apis(names: list[str], specs: Mapping[str, Spec], lang: str) -> str:
     """One line per API (name, parameters, description): scenarios offer many APIs."""
     lines = []
     for name in names:
-        spec = specs.get(name) or {}
-        parameters = spec.get("parameters") or {}
-        required = set(parameters.get("required") or [])
-        params = ", ".join(f"{p}{'' if p in required else '?'}: {(s or {}).get('type', 'any')}" for p, s in (parameters.get("properties") or {}).items())
-        description = spec.get("description")
-        text = description.get(lang, "") if isinstance(description, dict) else str(description or "(no spec)")
-        lines.append(f"- {name}({params}): {text}")
+        spec = specs.get(name)
+        if spec is None:
+            lines.append(f"- {name}(): (no spec)")
+            continue
+        params = ", ".join(f"{p}{'' if p in spec.required else '?'}: {s.get('type', 'any')}" for p, s in spec.properties.items())
+        lines.append(f"- {name}({params}): {spec.description[lang]}")
     return "\n".join(lines) if lines else "(none)"
 
 
-def scenario_material(item: Item, specs: Mapping[str, Mapping[str, Any]], root: Path) -> dict[str, str]:
+def scenario_material(item: Item, specs: Mapping[str, Spec], root: Path) -> dict[str, str]:
     scenario = item.data
     sandboxes = [s for s in scenario.get("sandboxes") or [] if isinstance(s, str)]
     apis = scenario_apis(scenario, specs)
@@ -167,5 +166,5 @@ def scenario_material(item: Item, specs: Mapping[str, Mapping[str, Any]], root: 
     }
 
 
-def material_for(item: Item, specs: Mapping[str, Mapping[str, Any]], root: Path) -> dict[str, str]:
+def material_for(item: Item, specs: Mapping[str, Spec], root: Path) -> dict[str, str]:
     return scenario_material(item, specs, root) if item.kind == "scenario" else case_material(item, specs)

@@ -16,9 +16,9 @@ from functools import cache
 from pathlib import Path
 from typing import NamedTuple
 
+from validator.corpus.langs import LANGS
+
 PROMPTS_DIR = Path(__file__).resolve().parent / "prompts"
-FAMILIES = ("normal", "special", "agent")
-LANGS = ("en", "zh")
 FILE_NAME = re.compile(r"(?P<family>[a-z]+)\.v(?P<version>[1-9][0-9]*)\.(?P<lang>en|zh)\.md")
 PLACEHOLDER = re.compile(r"\{\{\s*([a-z_]+)\s*\}\}")
 SYSTEM_MARK = "<!-- system -->"

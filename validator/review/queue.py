@@ -5,30 +5,35 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from validator.corpus.index import Corpus
 from validator.errors import UserError
-from validator.loading import load_file
-from validator.repo import Repo
 from validator.review import QUEUE_DIR
 from validator.review.items import Item, collect_items
+from validator.review.lock import run_lock
 from validator.review.records import read_record, write_record
 from validator.review.resolve import add_review
-from validator.review.lock import run_lock
+
+REVIEW_KINDS = ("case", "scenario", "review-record")
 
 
-def current_items(root: Path) -> dict[str, Item]:
-    items, _ = collect_items(Repo.load(Path(root)))
+def load_review_corpus(root: Path) -> Corpus:
+    """What review commands read: cases, scenarios, the specs they name and the queue."""
+    return Corpus.load(Path(root), kinds=("api", *REVIEW_KINDS))
+
+
+def current_items(corpus: Corpus) -> dict[str, Item]:
+    items, _ = collect_items(corpus)
     return {item.id: item for item in items}
 
 
-def all_records(root: Path) -> list[dict[str, Any]]:
+def all_records(corpus: Corpus) -> list[dict[str, Any]]:
     """Every record under review/queue/, sorted by id; an unreadable one as {id, status: unreadable}."""
-    folder = Path(root) / QUEUE_DIR
-    records = []
-    for path in sorted(folder.glob("*.yaml")) if folder.is_dir() else []:
-        document, problems = load_file(Path(root), f"{QUEUE_DIR}/{path.name}", "review-record")
-        if problems or document is None or not isinstance(document.data, dict):
-            reason = problems[0].message if problems else "not a mapping"
-            records.append({"id": path.stem, "status": "unreadable", "path": f"{QUEUE_DIR}/{path.name}", "votes": [], "reviews": [], "problem": reason})
+    records: list[dict[str, Any]] = []
+    for loaded in corpus.loaded(("review-record",)):
+        document = loaded.document
+        if loaded.problems or document is None or not isinstance(document.data, dict):
+            reason = loaded.problems[0].message if loaded.problems else "not a mapping"
+            records.append({"id": loaded.stem, "status": "unreadable", "path": loaded.path, "votes": [], "reviews": [], "problem": reason})
         else:
             records.append(document.data)
     return sorted(records, key=lambda r: str(r.get("id")))
@@ -53,7 +58,7 @@ def record_review(root: Path, item_id: str, decision: str, reviewer: str, note: 
     """Add one human review to the record and write it; returns the new record."""
     with run_lock(root):
         record = get_record(root, item_id)
-        item = current_items(root).get(item_id)
+        item = current_items(load_review_corpus(root)).get(item_id)
         updated = add_review(record, item.content_hash if item else None, decision, reviewer, note)
         write_record(root, updated)
     return updated

@@ -16,7 +16,7 @@ with its note and time.
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from validator.errors import UserError
@@ -26,7 +26,7 @@ DECISIONS = {"accept": "accepted", "reject": "rejected"}
 
 
 def now_utc() -> str:
-    return datetime.now(timezone.utc).replace(microsecond=0).isoformat().replace("+00:00", "Z")
+    return datetime.now(UTC).replace(microsecond=0).isoformat().replace("+00:00", "Z")
 
 
 def add_review(record: dict[str, Any], current_hash: str | None, decision: str, reviewer: str, note: str, at: str | None = None) -> dict[str, Any]:
@@ -56,9 +56,7 @@ def add_review(record: dict[str, Any], current_hash: str | None, decision: str, 
     updated = dict(record)
     updated["reviews"] = [*reviews, review]
     final: str | None = None
-    if role == "final":
-        final = decision
-    elif len(reviews) == 1 and reviews[0].get("decision") == decision:
+    if role == "final" or (len(reviews) == 1 and reviews[0].get("decision") == decision):
         final = decision
     if final is not None:
         updated["status"] = DECISIONS[final]

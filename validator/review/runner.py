@@ -14,15 +14,16 @@ from __future__ import annotations
 
 import asyncio
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from validator.corpus.index import Corpus
+from validator.corpus.records import Spec
 from validator.errors import UserError
-from validator.repo import Repo
 from validator.review import JUDGES_FILE
-from validator.review.client import JudgeFailure, RetryPolicy, ask, make_client, probe
+from validator.review.client import DEFAULT_POLICY, JudgeFailure, RetryPolicy, ask, make_client, probe
 from validator.review.items import Item, collect_items, target_paths
 from validator.review.judges import Judge, load_judges
 from validator.review.lock import run_lock
@@ -114,7 +115,9 @@ async def _probe_all(judges: list[Judge], clients: dict[str, Any], policy: Retry
         raise UserError("; ".join(failures) + "; nothing was asked")
 
 
-async def _ask_all(root: Path, plans: list[_Plan], judges: list[Judge], store: VoteStore, specs: dict[str, Any], concurrency: int, policy: RetryPolicy, progress: bool, summary: RunSummary) -> None:
+async def _ask_all(
+    root: Path, plans: list[_Plan], judges: list[Judge], store: VoteStore, specs: Mapping[str, Spec], concurrency: int, policy: RetryPolicy, progress: bool, summary: RunSummary
+) -> None:
     needed = {j.name for p in plans for j in judges if j.name not in p.outcomes}
     by_name = {j.name: j for j in judges}
     for name in sorted(needed):
@@ -176,7 +179,7 @@ def run_review(
     paths: Sequence[str] = (),
     judges_file: Path | None = None,
     concurrency: int = 4,
-    policy: RetryPolicy = RetryPolicy(),
+    policy: RetryPolicy = DEFAULT_POLICY,
     progress: bool = True,
     retry_errors: bool = False,
 ) -> RunSummary:
@@ -184,8 +187,8 @@ def run_review(
     judges = load_judges(judges_file or root / JUDGES_FILE, root)
     if concurrency < 1:
         raise UserError("--concurrency must be at least 1")
-    repo = Repo.load(root)
-    items, skipped = collect_items(repo, target_paths(root, paths))
+    corpus = Corpus.load(root, kinds=("api", "case", "scenario"))
+    items, skipped = collect_items(corpus, target_paths(root, paths))
     summary = RunSummary(items=len(items), problems=list(skipped))
     store = VoteStore(root)
     with run_lock(root):
@@ -196,5 +199,5 @@ def run_review(
             if len(plan.outcomes) == len(judges):
                 _file_record(root, plan, judges, summary)
         if any(len(p.outcomes) < len(judges) for p in plans):
-            asyncio.run(_ask_all(root, plans, judges, store, repo.specs, concurrency, policy, progress, summary))
+            asyncio.run(_ask_all(root, plans, judges, store, corpus.specs, concurrency, policy, progress, summary))
     return summary

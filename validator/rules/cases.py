@@ -3,26 +3,18 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from validator import matchers
+from validator.corpus.index import Corpus
+from validator.corpus.langs import LANGS, other
+from validator.corpus.params import CompileError
+from validator.corpus.records import Call, Case, Checkpoint, Dialogue, Scenario, Spec, ToolTurn
 from validator.diagnostics import Finding, join_pointer
 from validator.loading import Document
-from validator.rules.answers import (
-    LANGS,
-    alternatives,
-    checkpoints,
-    iter_calls,
-    sides,
-    spec_parameters,
-    special_of,
-    turn_kind,
-    user_text,
-    value_errors,
-)
-from validator.rules.context import Context
 from validator.rules.registry import rule
+from validator.rules.scenarios import scenario_calls
 from validator.text import cjk_outside_quotes, has_cjk
 from validator.toolsearch import SEARCH_API
 
@@ -41,8 +33,8 @@ def _data(document: Document) -> dict[str, Any]:
 # ----------------------------------------------------------------------------- language
 
 
-@rule("DLG001", "missing-translation", "One language of a bilingual field is missing.", applies_to=("case", "scenario"))
-def missing_translation(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG001", "missing-translation", "One language of a bilingual field is missing.", on="document", kinds=("case", "scenario"))
+def missing_translation(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     A case has both an `en` and a `zh` side; a profile and a scenario's `user` have both
@@ -60,6 +52,7 @@ def missing_translation(document: Document, context: Context) -> Iterator[Findin
     zh: {turns: [{user: 巴黎天气怎么样？}, {expect: …}]}
     ```
     """
+    # a missing side breaks the schema, so this rule reads the document as written
     data = _data(document)
     places = [("", data)] if document.kind == "case" else []
     if isinstance(data.get("profile"), dict):
@@ -73,32 +66,24 @@ def missing_translation(document: Document, context: Context) -> Iterator[Findin
                 yield Finding(f"{where} has no {lang!r} side; add it (both languages are required and parallel)", pointer + "/" + lang)
 
 
-def _texts(document: Document) -> Iterator[tuple[str, str, str]]:
+def _texts(item: Case | Scenario) -> Iterator[tuple[str, str, str]]:
     """(lang, text, pointer) of every natural-language string the case or scenario holds."""
-    data = _data(document)
-    for lang, turns in sides(data):
-        for i, turn in enumerate(turns):
-            kind = turn_kind(turn)
-            if kind in ("user", "assistant") and isinstance(turn[kind], str):
-                yield lang, turn[kind], join_pointer(lang, "turns", i, kind)
-    for key in ("profile",):
-        if isinstance(data.get(key), dict):
+    if isinstance(item, Case):
+        for dialogue in item.dialogues.values():
+            for turn in dialogue.turns:
+                if turn.kind in ("user", "assistant"):
+                    yield dialogue.lang, turn.text, join_pointer(dialogue.lang, "turns", turn.index, turn.kind)  # type: ignore[union-attr]
+        if item.profile is not None:
             for lang in LANGS:
-                if isinstance(data[key].get(lang), str):
-                    yield lang, data[key][lang], join_pointer(key, lang)
-    user = data.get("user")
-    if isinstance(user, dict):
-        for lang in LANGS:
-            side = user.get(lang)
-            if isinstance(side, dict):
-                for field in ("goal", "known", "unknown", "script"):
-                    values = side.get(field)
-                    values = [values] if isinstance(values, str) else values if isinstance(values, list) else []
-                    for j, text in enumerate(values):
-                        if isinstance(text, str):
-                            suffix = join_pointer(j) if field != "goal" else ""
-                            yield lang, text, join_pointer("user", lang, field) + suffix
-    outputs = data.get("outputs")
+                yield lang, item.profile[lang], join_pointer("profile", lang)
+        return
+    for lang in LANGS:
+        side = item.user[lang]
+        yield lang, side.goal, join_pointer("user", lang, "goal")
+        for field in ("known", "unknown", "script"):
+            for j, text in enumerate(getattr(side, field)):
+                yield lang, text, join_pointer("user", lang, field, j)
+    outputs = item.outputs
     for j, fact in enumerate(outputs if isinstance(outputs, list) else []):
         yield from _fact_words(fact, join_pointer("outputs", j))
 
@@ -114,20 +99,21 @@ def _fact_words(fact: Any, pointer: str) -> Iterator[tuple[str, str, str]]:
             for lang in LANGS:
                 if isinstance(words.get(lang), list) and all(isinstance(w, str) for w in words[lang]):
                     yield lang, "、".join(words[lang]) if lang == "zh" else " / ".join(words[lang]), pointer + join_pointer(key, lang)
-    for j, option in enumerate(fact.get("any") if isinstance(fact.get("any"), list) else []):
+    options = fact.get("any")
+    for j, option in enumerate(options if isinstance(options, list) else []):
         yield from _fact_words(option, pointer + join_pointer("any", j))
 
 
-@rule("DLG002", "wrong-language", "Text on the zh side has no Chinese, or the en side has Chinese.", applies_to=("case", "scenario"))
-def wrong_language(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG002", "wrong-language", "Text on the zh side has no Chinese, or the en side has Chinese.", on=(Case, Scenario))
+def wrong_language(item: Case | Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
-    Every user / assistant turn, profile, scenario goal, script line and output on the `zh`
-    side contains Chinese; on the `en` side none, except inside quotes (a Chinese proper noun
-    may be quoted: `"湖畔小厨"`).
+    Every user and assistant turn, profile, goal, script line and output on the `zh` side
+    contains Chinese characters; on the `en` side none appear outside quotation marks
+    (a quoted Chinese proper noun is fine).
     ## Why is this bad?
-    An untranslated turn makes the Chinese track partly English (and vice versa), so
-    per-language results stop meaning what they say.
+    A "Chinese" case written in English (or the reverse) measures the wrong language, and
+    copy-paste mistakes of this kind are easy to miss in review.
     ## Example
     ```yaml
     zh: {turns: [{user: Book a table for four.}, …]}
@@ -137,15 +123,15 @@ def wrong_language(document: Document, context: Context) -> Iterator[Finding]:
     zh: {turns: [{user: 帮我订一张四人桌。}, …]}
     ```
     """
-    for lang, text, pointer in _texts(document):
+    for lang, text, pointer in _texts(item):
         if lang == "zh" and not has_cjk(text):
             yield Finding("this zh text contains no Chinese; write it in Chinese", pointer)
         elif lang == "en" and cjk_outside_quotes(text):
             yield Finding("this en text contains Chinese; translate it, or quote a Chinese proper noun", pointer)
 
 
-@rule("DLG003", "turn-structure-mismatch", "The en and zh dialogues differ in their turn sequence.", applies_to=("case", "scenario"))
-def turn_structure_mismatch(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG003", "turn-structure-mismatch", "The en and zh dialogues differ in their turn sequence.", on=(Case, Scenario))
+def turn_structure_mismatch(item: Case | Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Both languages have the same kinds of turns in the same order (so the same checkpoints);
@@ -158,45 +144,37 @@ def turn_structure_mismatch(document: Document, context: Context) -> Iterator[Fi
     ## Use instead
     Give `zh` the same five turns.
     """
-    data = _data(document)
-    found = dict(sides(data))
-    if len(found) == 2:
-        en = [turn_kind(t) for t in found["en"]]
-        zh = [turn_kind(t) for t in found["zh"]]
+    if isinstance(item, Case):
+        en, zh = list(item.dialogues["en"].kinds), list(item.dialogues["zh"].kinds)
         if en != zh:
-            at = next((i for i, (a, b) in enumerate(zip(en, zh)) if a != b), min(len(en), len(zh)))
+            at = next((i for i, (a, b) in enumerate(zip(en, zh, strict=False)) if a != b), min(len(en), len(zh)))
             yield Finding(
                 f"turn {at}: en has {' → '.join(en)} but zh has {' → '.join(zh)}; both languages need the same turns in the same order",
                 join_pointer("zh", "turns", min(at, max(len(zh) - 1, 0))),
             )
-    user = data.get("user")
-    if isinstance(user, dict) and all(isinstance(user.get(lang), dict) for lang in LANGS):
-        scripts = [user[lang].get("script") for lang in LANGS]
-        if all(isinstance(s, list) for s in scripts) and len(scripts[0]) != len(scripts[1]):
-            yield Finding(f"the en script has {len(scripts[0])} messages and the zh script {len(scripts[1])}; make them parallel", "/user/zh/script")
-    outputs = data.get("outputs")
-    if isinstance(outputs, dict) and all(isinstance(outputs.get(lang), list) for lang in LANGS):
-        if len(outputs["en"]) != len(outputs["zh"]):
-            yield Finding("en and zh outputs list a different number of facts; make them parallel", "/outputs/zh")
+        return
+    scripts = [item.user[lang].script for lang in LANGS]
+    if len(scripts[0]) != len(scripts[1]):
+        yield Finding(f"the en script has {len(scripts[0])} messages and the zh script {len(scripts[1])}; make them parallel", "/user/zh/script")
+    outputs = item.outputs
+    if isinstance(outputs, dict) and all(isinstance(outputs.get(lang), list) for lang in LANGS) and len(outputs["en"]) != len(outputs["zh"]):
+        yield Finding("en and zh outputs list a different number of facts; make them parallel", "/outputs/zh")
 
 
-def _answer_shape(answer: Any) -> Any:
-    special = special_of(answer)
-    if special:
-        shape: tuple[Any, ...] = (special, answer.get("api"))
-        if isinstance(answer.get("missing"), list):
-            shape += (tuple(sorted(map(str, answer["missing"]))),)
-        if isinstance(answer.get("params"), dict):
-            shape += (tuple(sorted(answer["params"])),)
+def _answer_shape(checkpoint: Checkpoint) -> Any:
+    special = checkpoint.special
+    if special is not None:
+        shape: tuple[Any, ...] = (special.kind, special.api)
+        if special.kind == "incomplete":
+            shape += (tuple(sorted(special.missing)),)
+        if special.kind == "error_param":
+            shape += (tuple(sorted(special.params)),)
         return shape
-    return [
-        sorted((str(c.get("api")), tuple(sorted(c["args"])) if isinstance(c.get("args"), dict) else ()) for c in calls if isinstance(c, dict))
-        for calls, _ in alternatives(answer, "")
-    ]
+    return [sorted((c.api, tuple(sorted(c.args))) for c in alternative.calls) for alternative in checkpoint.alternatives]
 
 
-@rule("DLG004", "answer-parity-mismatch", "A checkpoint's answer differs between en and zh beyond string values.", applies_to="case")
-def answer_parity_mismatch(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG004", "answer-parity-mismatch", "A checkpoint's answer differs between en and zh beyond string values.", on=Case)
+def answer_parity_mismatch(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     At every checkpoint both languages expect the same special kind, or the same alternatives
@@ -209,21 +187,18 @@ def answer_parity_mismatch(document: Document, context: Context) -> Iterator[Fin
     ## Use instead
     Give both languages the same call with the same argument names.
     """
-    found = dict(sides(_data(document)))
-    if len(found) != 2:
-        return
-    en, zh = checkpoints(found["en"]), checkpoints(found["zh"])
-    for (i, a), (j, b) in zip(en, zh):
+    # a checkpoint only one language has is DLG003's finding; the shared ones are compared here
+    for a, b in zip(case.dialogues["en"].checkpoints, case.dialogues["zh"].checkpoints, strict=False):
         if _answer_shape(a) != _answer_shape(b):
             yield Finding(
                 "this checkpoint's answer differs from the en one (APIs, argument names, or special kind); "
                 "only language-dependent values may differ",
-                join_pointer("zh", "turns", j, "expect"),
+                b.expect_pointer,
             )
 
 
-@rule("DLG005", "dialogue-flow", "A dialogue has no checkpoint, or a checkpoint or tool turn is out of place.", applies_to="case")
-def dialogue_flow(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG005", "dialogue-flow", "A dialogue has no checkpoint, or a checkpoint or tool turn is out of place.", on=Case)
+def dialogue_flow(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Each language side has at least one `expect` checkpoint; the first turn is the user's;
@@ -242,66 +217,112 @@ def dialogue_flow(document: Document, context: Context) -> Iterator[Finding]:
     - tool: [{api: get_weather, result: {…}}]
     ```
     """
-    for lang, turns in sides(_data(document)):
-        kinds = [turn_kind(t) for t in turns]
-        base = join_pointer(lang, "turns")
-        if "expect" not in kinds:
-            yield Finding(f"the {lang} dialogue has no expect checkpoint; add the answer the model must give", base)
+    for dialogue in case.dialogues.values():
+        kinds = dialogue.kinds
+        base = dialogue.pointer
+        if not dialogue.checkpoints:
+            yield Finding(f"the {dialogue.lang} dialogue has no expect checkpoint; add the answer the model must give", base)
             continue
-        if kinds and kinds[0] != "user":
+        if kinds[0] != "user":
             yield Finding("a dialogue starts with the user speaking", base + "/0")
         if kinds[-1] != "expect":
             yield Finding("the dialogue ends after its last checkpoint; remove the trailing turns or add a checkpoint", base + join_pointer(len(kinds) - 1))
-        for i, kind in enumerate(kinds):
-            if kind != "tool":
+        for i, turn in enumerate(dialogue.turns):
+            if not isinstance(turn, ToolTurn):
                 continue
-            previous = turns[i - 1].get("expect") if i > 0 and kinds[i - 1] == "expect" else None
-            options = alternatives(previous, "")
-            if not options:
-                yield Finding("a tool turn must directly follow a checkpoint that expects calls", base + join_pointer(i))
+            previous = dialogue.turns[i - 1] if i > 0 else None
+            if not isinstance(previous, Checkpoint) or not previous.alternatives:
+                yield Finding("a tool turn must directly follow a checkpoint that expects calls", turn.pointer)
                 continue
-            expected = [c.get("api") for c in options[0][0] if isinstance(c, dict)]
-            got = [r.get("api") for r in turns[i]["tool"] if isinstance(r, dict)] if isinstance(turns[i]["tool"], list) else []
+            expected = [c.api for c in previous.first]
+            got = [r.api for r in turn.results]
             if expected != got:
                 yield Finding(
                     f"tool results name {got} but the checkpoint before calls {expected}; give one result per call, in order",
-                    base + join_pointer(i, "tool"),
+                    turn.pointer + "/tool",
                 )
 
 
 # ----------------------------------------------------------------------------- ground truth
 
 
-def _arg_findings(context: Context, api: str, args: Any, pointer: str, *, final: bool) -> Iterator[tuple[str, Finding]]:
+def _arg_findings(corpus: Corpus, call: Call) -> Iterator[tuple[str, Finding]]:
     """(code, finding) for unknown, missing and invalid arguments of one call."""
-    parameters = spec_parameters(context, api)
-    if parameters is None or not isinstance(args, dict):
+    spec = corpus.specs.get(call.api)
+    if spec is None:
         return
-    properties, required = parameters
-    for name, value in args.items():
-        here = pointer + join_pointer("args", name)
+    properties, required = spec.properties, spec.required
+    for name, value in call.args.items():
+        here = call.arg_pointer(name)
         if name not in properties:
             known = ", ".join(sorted(properties)) or "none"
-            yield "DLG011", Finding(f"{api} has no parameter {name!r}; its parameters are: {known}", here)
+            yield "DLG011", Finding(f"{call.api} has no parameter {name!r}; its parameters are: {known}", here)
             continue
+        unknown = list(nested_unknown_keys(value, properties[name], here, name))
+        for path, pointer, known_keys in unknown:
+            yield "DLG011", Finding(f"{call.api}: unknown key {path!r}; the object there has: {', '.join(known_keys) or 'no keys'}", pointer)
+        if unknown:
+            continue  # the value's other problems are easier to read once the keys are right
         has_matcher = _contains_matcher(value)
         if has_matcher and next(matchers.problems(value), None) is not None:
             continue  # reported by DLG013
         if name in required and matchers.is_omittable(value):
-            yield "DLG014", Finding(f"{name!r} is required by {api}, so it cannot be $optional", here)
+            yield "DLG014", Finding(f"{name!r} is required by {call.api}, so it cannot be $optional", here)
             continue
+        validator = corpus.validators.parameter(call.api, name)
+        if validator is None or isinstance(validator, CompileError):
+            continue  # SPC008 reports a schema that cannot check values
         for concrete in matchers.concrete_values(value) if has_matcher else (value,):
-            errors = value_errors(context, api, name, concrete)
+            errors = validator.messages(concrete)
             if errors:
-                yield "DLG010", Finding(f"{name}={_show(concrete)} is not valid for {api}: {errors[0]}", here)
+                yield "DLG010", Finding(f"{name}={_show(concrete)} is not valid for {call.api}: {errors[0]}", here)
                 break
             if name in required and concrete in ("", [], {}) and not _allows_empty(properties[name]):
-                yield "DLG010", Finding(f"{name}={_show(concrete)} is empty, but {api} needs content for it", here)
+                yield "DLG010", Finding(f"{name}={_show(concrete)} is empty, but {call.api} needs content for it", here)
                 break
-    if final:
-        for name in required:
-            if name not in args:
-                yield "DLG012", Finding(f"{api} requires {name!r}, which this call does not give", pointer + "/args")
+    for name in required:
+        if name not in call.args:
+            yield "DLG012", Finding(f"{call.api} requires {name!r}, which this call does not give", call.pointer + "/args")
+
+
+def nested_unknown_keys(value: Any, schema: Any, pointer: str, path: str) -> Iterator[tuple[str, str, list[str]]]:
+    """(dotted path, pointer, known keys) of every key of a literal object inside value that its
+    schema's ``properties`` do not declare, at any depth (through matchers and list items).
+    Objects whose schema declares no ``properties`` are free-form and not looked into."""
+    for tokens, steps, known in _unknown_keys(value, schema, (), ()):
+        yield path + "".join(steps), pointer + join_pointer(*tokens), known
+
+
+def _unknown_keys(value: Any, schema: Any, tokens: tuple[str | int, ...], steps: tuple[str, ...]) -> Iterator[tuple[tuple[str | int, ...], tuple[str, ...], list[str]]]:
+    # pointer tokens and path steps travel as tuples and are joined only for a finding (most
+    # values have none, and this runs over every argument of the corpus)
+    if not isinstance(schema, Mapping) or not isinstance(value, list | dict):
+        return
+    if isinstance(value, list):
+        for i, item in enumerate(value):
+            yield from _unknown_keys(item, schema.get("items"), (*tokens, i), (*steps, f"[{i}]"))
+        return
+    if matchers.is_matcher(value):
+        kind = matchers.matcher_kind(value)
+        body = value.get(kind) if kind else None
+        if kind in ("$any", "$unordered") and isinstance(body, list):
+            for i, option in enumerate(body):
+                item_schema = schema.get("items") if kind == "$unordered" else schema
+                yield from _unknown_keys(option, item_schema, (*tokens, kind, i), steps)
+        elif kind in ("$optional", "$literal"):
+            yield from _unknown_keys(body, schema, (*tokens, kind), steps)
+        elif kind == "$lang" and isinstance(body, dict):
+            for lang, option in body.items():
+                yield from _unknown_keys(option, schema, (*tokens, kind, lang), steps)
+        return
+    properties = schema.get("properties")
+    if not isinstance(properties, Mapping):
+        return
+    for key, item in value.items():
+        if key not in properties:
+            yield (*tokens, key), (*steps, f".{key}"), sorted(properties)
+        else:
+            yield from _unknown_keys(item, properties[key], (*tokens, key), (*steps, f".{key}"))
 
 
 def _allows_empty(schema: Any) -> bool:
@@ -313,29 +334,28 @@ def _show(value: Any) -> str:
     return text if len(text) <= 60 else text[:57] + "…"
 
 
-def _case_arg_findings(document: Document, context: Context, code: str) -> Iterator[Finding]:
-    # DLG010/011/012 (and DLG014) share one pass over the arguments, computed once per file
-    key = ("arguments", document.path)
-    if key not in context.memo:
-        found: list[tuple[str, Finding]] = []
-        for _, call, pointer in iter_calls(_data(document)):
-            api = call.get("api")
-            if isinstance(api, str):
-                found.extend(_arg_findings(context, api, call.get("args"), pointer, final=True))
-        context.memo[key] = found
-    for found_code, finding in context.memo[key]:
-        if found_code == code:
-            yield finding
+# DLG010, DLG011, DLG012 and DLG014 each report their share of one walk over a case's calls;
+# the rules of a case run one after the other, so the last case's walk is kept for the next.
+_LAST_WALK: tuple[Case, Corpus, int, tuple[tuple[str, Finding], ...]] | None = None
 
 
-@rule("DLG010", "invalid-argument-value", "A ground-truth argument value breaks its parameter's schema.", applies_to="case")
-def invalid_argument_value(document: Document, context: Context) -> Iterator[Finding]:
+def _case_arg_findings(case: Case, corpus: Corpus, code: str) -> Iterator[Finding]:
+    global _LAST_WALK  # noqa: PLW0603  (a one-entry cache, see above)
+    last = _LAST_WALK
+    if last is None or last[0] is not case or last[1] is not corpus or last[2] != len(corpus.specs):
+        last = _LAST_WALK = (case, corpus, len(corpus.specs), tuple(found for _, _, _, call in case.calls() for found in _arg_findings(corpus, call)))
+    return (finding for found_code, finding in last[3] if found_code == code)
+
+
+@rule("DLG010", "invalid-argument-value", "A ground-truth argument value breaks its parameter's schema.", on=Case)
+def invalid_argument_value(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Validates every ground-truth argument against its parameter schema: type, enum, pattern,
-    minimum / maximum, lengths, nested objects; through matchers too (every `$any` branch,
-    the `$text` string, the `$regex` example). A required parameter may not be empty unless
-    its schema allows it.
+    minimum / maximum, lengths, formats, nested objects; through matchers too (every `$any`
+    branch, the `$text` string, the `$regex` example). A required parameter may not be empty
+    unless its schema allows it. The validator is the sandbox runtime's, so a value this rule
+    accepts is a value a sandbox call accepts.
     ## Why is this bad?
     A published peer's answers break their own enums, patterns and ranges: a model that obeys
     the API schema is scored wrong.
@@ -348,30 +368,35 @@ def invalid_argument_value(document: Document, context: Context) -> Iterator[Fin
     args: {unit: celsius}
     ```
     """
-    yield from _case_arg_findings(document, context, "DLG010")
+    return _case_arg_findings(case, corpus, "DLG010")
 
 
-@rule("DLG011", "unknown-argument", "A ground-truth call passes a parameter its API does not have.", applies_to="case")
-def unknown_argument(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG011", "unknown-argument", "A ground-truth call passes a parameter (or an object key) its API does not have.", on=Case)
+def unknown_argument(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
-    Every argument name in an answer is a parameter of the called API.
+    Every argument name in an answer is a parameter of the called API, and every key of an
+    object value (at any depth, inside matchers and lists too) is a property its schema
+    declares, wherever that schema lists `properties`.
     ## Why is this bad?
-    No model can produce a parameter the API does not declare; the case is unanswerable.
+    No model can produce a parameter the API does not declare; the case is unanswerable. A
+    nested key the schema does not know is the same mistake one level down.
     ## Example
     ```yaml
     {api: get_weather, args: {city: Lyon, country: France}}   # get_weather has no country
+    {api: book_hotel, args: {guest: {name: Li Lei, age: 30}}}  # guest declares name and phone
     ```
     ## Use instead
     ```yaml
     {api: get_weather, args: {city: Lyon}}
+    {api: book_hotel, args: {guest: {name: Li Lei}}}
     ```
     """
-    yield from _case_arg_findings(document, context, "DLG011")
+    return _case_arg_findings(case, corpus, "DLG011")
 
 
-@rule("DLG012", "missing-required-argument", "A ground-truth call omits a required parameter.", applies_to="case")
-def missing_required_argument(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG012", "missing-required-argument", "A ground-truth call omits a required parameter.", on=Case)
+def missing_required_argument(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Every required parameter of the called API appears in each ground-truth call.
@@ -386,11 +411,42 @@ def missing_required_argument(document: Document, context: Context) -> Iterator[
     {api: send_message, args: {receiver: Wang Fang, content: On my way}}
     ```
     """
-    yield from _case_arg_findings(document, context, "DLG012")
+    return _case_arg_findings(case, corpus, "DLG012")
 
 
-@rule("DLG013", "invalid-matcher", "A matcher is malformed.", applies_to=("case", "scenario"))
-def invalid_matcher(document: Document, context: Context) -> Iterator[Finding]:
+_PLACEMENT = ("$optional only", "$lang is only")
+
+
+def _raw_argument_values(document: Document) -> Iterator[tuple[str, Any, bool]]:
+    """(pointer, value, $lang allowed) of every argument value, read from the document as
+    written: a malformed matcher breaks the schema, so there is no record to read it from."""
+    data = _data(document)
+    if document.kind == "case":
+        for lang in LANGS:
+            side = data.get(lang)
+            turns = side.get("turns") if isinstance(side, dict) else None
+            for index, turn in enumerate(turns if isinstance(turns, list) else []):
+                answer = turn.get("expect") if isinstance(turn, dict) and len(turn) == 1 else None
+                if not isinstance(answer, dict):
+                    continue
+                base = join_pointer(lang, "turns", index, "expect")
+                lists = [(base + "/calls", answer.get("calls"))]
+                if isinstance(answer.get("one_of"), list):
+                    lists += [(base + join_pointer("one_of", i, "calls"), o.get("calls")) for i, o in enumerate(answer["one_of"]) if isinstance(o, dict)]
+                for pointer, calls in lists:
+                    for j, call in enumerate(calls if isinstance(calls, list) else []):
+                        args = call.get("args") if isinstance(call, dict) else None
+                        for name, value in args.items() if isinstance(args, dict) else ():
+                            yield pointer + join_pointer(j, "args", name), value, False
+        return
+    for _, entry, pointer in scenario_calls(data):
+        args = entry.get("args")
+        for name, value in args.items() if isinstance(args, dict) else ():
+            yield pointer + join_pointer("args", name), value, True
+
+
+@rule("DLG013", "invalid-matcher", "A matcher is malformed.", on="document", kinds=("case", "scenario"))
+def invalid_matcher(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Every mapping with `$` keys in an argument value is one well-formed matcher:
@@ -407,13 +463,31 @@ def invalid_matcher(document: Document, context: Context) -> Iterator[Finding]:
     args: {city: {$any: [Hangzhou, 杭州]}}
     ```
     """
-    for message, where in _matcher_problems(document, context):
-        if not message.startswith(_PLACEMENT):
-            yield Finding(message, where)
+    for pointer, value, allow_lang in _raw_argument_values(document):
+        if _contains_matcher(value):
+            for message, where in matchers.problems(value, pointer, allow_lang=allow_lang, top=True):
+                if not message.startswith(_PLACEMENT):
+                    yield Finding(message, where)
 
 
-@rule("DLG014", "misplaced-matcher", "A matcher is used where it cannot apply.", applies_to=("case", "scenario"))
-def misplaced_matcher(document: Document, context: Context) -> Iterator[Finding]:
+def _record_argument_values(item: Case | Scenario) -> Iterator[tuple[str, Any, bool]]:
+    """(pointer, value, $lang allowed) of every argument value of a case or scenario record."""
+    if isinstance(item, Case):
+        for _, _, _, call in item.calls():
+            for name, value in call.args.items():
+                yield call.arg_pointer(name), value, False
+        return
+    for call in item.reference_calls:
+        for name, value in call.args.items():
+            yield call.arg_pointer(name), value, True
+    for key, entry, pointer in scenario_calls(item.data):
+        args = entry.get("args")
+        for name, value in args.items() if key != "reference_calls" and isinstance(args, dict) else ():
+            yield pointer + join_pointer("args", name), value, True
+
+
+@rule("DLG014", "misplaced-matcher", "A matcher is used where it cannot apply.", on=(Case, Scenario))
+def misplaced_matcher(item: Case | Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     `$optional` only on a parameter the API does not require and only directly on an
@@ -431,33 +505,22 @@ def misplaced_matcher(document: Document, context: Context) -> Iterator[Finding]
     args: {receiver: Li Na}
     ```
     """
-    for message, where in _matcher_problems(document, context):
-        if message.startswith(_PLACEMENT):
-            yield Finding(message, where)
-    if document.kind == "case":
-        yield from _case_arg_findings(document, context, "DLG014")
-        for lang, turns in sides(_data(document)):
-            for index, answer in checkpoints(turns):
-                params = answer.get("params") if isinstance(answer, dict) else None
-                if isinstance(params, dict):
-                    for name, value in params.items():
-                        if _contains_matcher(value):
-                            yield Finding("a special answer's params hold the literal bad value the user gave; remove the matcher", join_pointer(lang, "turns", index, "expect", "params", name))
-
-
-_PLACEMENT = ("$optional only", "$lang is only")
-
-
-def _matcher_problems(document: Document, context: Context) -> list[tuple[str, str]]:
-    key = ("matchers", document.path)
-    if key not in context.memo:
-        context.memo[key] = [
-            problem
-            for pointer, value, allow_lang, top in _argument_values(document)
-            if _contains_matcher(value)
-            for problem in matchers.problems(value, pointer, allow_lang=allow_lang, top=top)
-        ]
-    return context.memo[key]
+    for pointer, value, allow_lang in _record_argument_values(item):
+        if _contains_matcher(value):
+            for message, where in matchers.problems(value, pointer, allow_lang=allow_lang, top=True):
+                if message.startswith(_PLACEMENT):
+                    yield Finding(message, where)
+    if isinstance(item, Case):
+        yield from _case_arg_findings(item, corpus, "DLG014")
+        for dialogue in item.dialogues.values():
+            for checkpoint in dialogue.checkpoints:
+                special = checkpoint.special
+                for name, value in special.params.items() if special is not None else ():
+                    if _contains_matcher(value):
+                        yield Finding(
+                            "a special answer's params hold the literal bad value the user gave; remove the matcher",
+                            checkpoint.expect_pointer + join_pointer("params", name),
+                        )
 
 
 def _contains_matcher(value: Any) -> bool:
@@ -468,33 +531,11 @@ def _contains_matcher(value: Any) -> bool:
     return False
 
 
-def _argument_values(document: Document) -> Iterator[tuple[str, Any, bool, bool]]:
-    """(pointer, value, $lang allowed, directly on an argument) of every argument value."""
-    data = _data(document)
-    if document.kind == "case":
-        for _, call, pointer in iter_calls(data):
-            if isinstance(call.get("args"), dict):
-                for name, value in call["args"].items():
-                    yield pointer + join_pointer("args", name), value, False, True
-        return
-    from validator.rules.scenarios import scenario_calls
-
-    for _, entry, pointer in scenario_calls(data):
-        if isinstance(entry.get("args"), dict):
-            for name, value in entry["args"].items():
-                yield pointer + join_pointer("args", name), value, True, True
-
-
 # ----------------------------------------------------------------------------- categories
 
 
-def _category(document: Document) -> str:
-    category = _data(document).get("category")
-    return category if isinstance(category, str) else ""
-
-
-@rule("DLG020", "atom-category-mismatch", "An atom case's answer has no argument of its atom type.", applies_to="case")
-def atom_category_mismatch(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG020", "atom-category-mismatch", "An atom case's answer has no argument of its atom type.", on=Case)
+def atom_category_mismatch(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     A `normal/atom/<type>` case expects at least one argument of that type: a boolean for
@@ -508,26 +549,25 @@ def atom_category_mismatch(document: Document, context: Context) -> Iterator[Fin
     ## Use instead
     Move it to the right category, or make it exercise a boolean parameter.
     """
-    category = _category(document)
+    category = case.category
     if not category.startswith("normal/atom/"):
         return
-    for lang, turns in sides(_data(document)):
-        for index, answer in checkpoints(turns):
-            for calls, pointer in alternatives(answer, join_pointer(lang, "turns", index, "expect")):
-                if not any(_call_has_atom(context, category, c) for c in calls if isinstance(c, dict)):
-                    yield Finding(f"no argument of this checkpoint exercises {category.rsplit('/', 1)[1]}; this case belongs in another category", pointer)
+    for dialogue in case.dialogues.values():
+        for checkpoint in dialogue.checkpoints:
+            for alternative in checkpoint.alternatives:
+                if not any(_call_has_atom(corpus.specs.get(c.api), category, c) for c in alternative.calls):
+                    yield Finding(f"no argument of this checkpoint exercises {category.rsplit('/', 1)[1]}; this case belongs in another category", alternative.pointer)
 
 
-def _call_has_atom(context: Context, category: str, call: dict[str, Any]) -> bool:
-    parameters = spec_parameters(context, call.get("api", "")) if isinstance(call.get("api"), str) else None
-    if parameters is None or not isinstance(call.get("args"), dict):
+def _call_has_atom(spec: Spec | None, category: str, call: Call) -> bool:
+    if spec is None:
         return True  # unknown APIs are reported elsewhere
-    properties = parameters[0]
-    for name in call["args"]:
-        schema = properties.get(name)
+    for name in call.args:
+        schema = spec.properties.get(name)
         if not isinstance(schema, dict):
             continue
-        items = schema.get("items") if isinstance(schema.get("items"), dict) else {}
+        items: Any = schema.get("items")
+        items = items if isinstance(items, dict) else {}
         if category == "normal/atom/enum" and ("enum" in schema or "enum" in items):
             return True
         if schema.get("type") in ATOM_TYPES.get(category, ()):
@@ -535,8 +575,8 @@ def _call_has_atom(context: Context, category: str, call: dict[str, Any]) -> boo
     return False
 
 
-@rule("DLG021", "similar-api-without-rival", "A similar_api case does not offer two APIs of one domain.", applies_to="case")
-def similar_api_without_rival(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG021", "similar-api-without-rival", "A similar_api case does not offer two APIs of one domain.", on=Case)
+def similar_api_without_rival(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     A `normal/similar_api` case offers at least two candidate APIs of the same domain, and its
@@ -549,20 +589,19 @@ def similar_api_without_rival(document: Document, context: Context) -> Iterator[
     ## Use instead
     `apis: [get_weather, get_air_quality, send_message]` (both weather APIs share a domain).
     """
-    if _category(document) != "normal/similar_api":
+    if case.category != "normal/similar_api":
         return
-    apis = _data(document).get("apis")
     domains: dict[str, int] = {}
-    for api in apis if isinstance(apis, list) else []:
-        spec = context.specs.get(api)
-        if isinstance(spec, dict) and isinstance(spec.get("domain"), str):
-            domains[spec["domain"]] = domains.get(spec["domain"], 0) + 1
+    for api in case.apis:
+        spec = corpus.specs.get(api)
+        if spec is not None:
+            domains[spec.domain] = domains.get(spec.domain, 0) + 1
     if not any(n >= 2 for n in domains.values()):
         yield Finding("offer at least two candidate APIs of one domain (the look-alikes the model must tell apart)", "/apis")
 
 
-@rule("DLG022", "preference-not-from-profile", "A preference case lacks a profile, or its answer uses nothing from it.", applies_to="case")
-def preference_not_from_profile(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG022", "preference-not-from-profile", "A preference case lacks a profile, or its answer uses nothing from it.", on=Case)
+def preference_not_from_profile(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     A `normal/preference` case has a `profile`, and in each language some argument value of
@@ -580,28 +619,26 @@ def preference_not_from_profile(document: Document, context: Context) -> Iterato
     ## Use instead
     An answer such as `search_restaurants(city: Chengdu, diet: vegetarian)`.
     """
-    data = _data(document)
-    if _category(document) != "normal/preference":
+    if case.category != "normal/preference":
         return
-    profile = data.get("profile")
-    if not isinstance(profile, dict):
+    profile = case.profile
+    if profile is None:
         yield Finding("a preference case needs a profile: {en: …, zh: …}", "/profile")
         return
     values: dict[str, set[str]] = {}
-    for lang, turns in sides(data):
+    for lang, dialogue in case.dialogues.items():
         values[lang] = set()
-        for _, call, _pointer in iter_calls({lang: {"turns": turns}}):
-            for value in (call.get("args") or {}).values() if isinstance(call.get("args"), dict) else []:
+        for _, _, call in dialogue.calls():
+            for value in call.args.values():
                 for concrete in matchers.concrete_values(value) if _contains_matcher(value) else (value,):
                     values[lang].update(n for leaf in _leaves(concrete) if (n := matchers.normalize_text(str(leaf))))
-    texts = {lang: matchers.normalize_text(profile[lang]) for lang in LANGS if isinstance(profile.get(lang), str)}
+    texts = {lang: matchers.normalize_text(profile[lang]) for lang in LANGS}
     for lang, used in values.items():
-        other = "zh" if lang == "en" else "en"
-        own = any(n in texts.get(lang, "") for n in used)
+        own = any(n in texts[lang] for n in used)
         # a language-neutral value (an enum code, a city code) that both answers share may come
         # from the other language's profile: "特别爱吃日料" → cuisine: japanese
-        shared = any(n in texts.get(other, "") and n in values.get(other, set()) for n in used)
-        if lang in texts and not own and not shared:
+        shared = any(n in texts[other(lang)] and n in values.get(other(lang), set()) for n in used)
+        if not own and not shared:
             yield Finding(f"no argument value of the {lang} answer appears in the {lang} profile; the answer must use what the profile says", join_pointer("profile", lang))
 
 
@@ -616,8 +653,8 @@ def _leaves(value: Any) -> Iterator[Any]:
         yield value
 
 
-@rule("DLG023", "category-shape-mismatch", "The dialogue's shape does not fit its category.", applies_to="case")
-def category_shape_mismatch(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG023", "category-shape-mismatch", "The dialogue's shape does not fit its category.", on=Case)
+def category_shape_mismatch(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     `normal/multi_turn/*` dialogues have at least two user turns and two checkpoints;
@@ -638,56 +675,49 @@ def category_shape_mismatch(document: Document, context: Context) -> Iterator[Fi
     Add the user's follow-up and the second checkpoint, or move the case to `single_turn`; in a
     retrieval case keep only the target calls: `expect: {calls: [{api: list_saved_places, args: {}}]}`.
     """
-    category = _category(document)
-    data = _data(document)
-    if category.startswith("retrieval/") and data.get("apis") != [SEARCH_API]:
+    category = case.category
+    if category.startswith("retrieval/") and list(case.apis) != [SEARCH_API]:
         yield Finding(f"a retrieval case offers only the tool search: apis: [{SEARCH_API}]", "/apis")
-    for lang, turns in sides(data):
-        kinds = [turn_kind(t) for t in turns]
-        points = checkpoints(turns)
-        base = join_pointer(lang, "turns")
-        options = [alternatives(a, "") for _, a in points]
+    for dialogue in case.dialogues.values():
+        points = dialogue.checkpoints
+        base = dialogue.pointer
         if category.startswith("normal/multi_turn/"):
-            if kinds.count("user") < 2 or len(points) < 2:
+            if dialogue.kinds.count("user") < 2 or len(points) < 2:
                 yield Finding("a multi-turn case needs at least two user turns and two checkpoints", base)
-        elif category.startswith("normal/single_turn/") or category in ("normal/similar_api", "normal/preference") or category.startswith("normal/atom/"):
+        elif category.startswith(("normal/single_turn/", "normal/atom/")) or category in ("normal/similar_api", "normal/preference"):
             if len(points) != 1:
                 yield Finding(f"a {category} case has exactly one checkpoint", base)
-            elif category == "normal/single_turn/single" and any(len(calls) != 1 for calls, _ in options[0]):
-                yield Finding("a single-call case expects exactly one call; use normal/single_turn/parallel for several", base + join_pointer(points[0][0], "expect"))
-            elif category == "normal/single_turn/parallel" and any(len(calls) < 2 for calls, _ in options[0]):
-                yield Finding("a parallel case expects at least two calls in every alternative", base + join_pointer(points[0][0], "expect"))
+            elif category == "normal/single_turn/single" and any(len(a.calls) != 1 for a in points[0].alternatives):
+                yield Finding("a single-call case expects exactly one call; use normal/single_turn/parallel for several", points[0].expect_pointer)
+            elif category == "normal/single_turn/parallel" and any(len(a.calls) < 2 for a in points[0].alternatives):
+                yield Finding("a parallel case expects at least two calls in every alternative", points[0].expect_pointer)
         elif category.startswith("retrieval/"):
-            yield from _retrieval_shape(category, turns, kinds, points, options, base)
+            yield from _retrieval_shape(category, dialogue)
 
 
-def _retrieval_shape(
-    category: str, turns: list[Any], kinds: list[str], points: list[tuple[int, Any]], options: list[list[tuple[list[Any], str]]], base: str
-) -> Iterator[Finding]:
-    for i, kind in enumerate(kinds):
-        if kind == "tool":
-            yield Finding("a retrieval case has no tool turns: the model's searches and calls run live", base + join_pointer(i))
-    if len(points) != 1 or points[0][0] != len(turns) - 1:
-        yield Finding("a retrieval case has exactly one checkpoint, its last turn", base)
-    for (index, _), alternatives_ in zip(points, options):
-        for calls, pointer in alternatives_:
-            for j, call in enumerate(calls):
-                if isinstance(call, dict) and call.get("api") == SEARCH_API:
-                    yield Finding(
-                        "list only the calls made with what the search finds; the search itself is live and never part of the answer",
-                        base + join_pointer(index, "expect") + pointer + join_pointer(j, "api"),
-                    )
-        first = alternatives_[0][0] if alternatives_ else None
-        if first is None:
+def _retrieval_shape(category: str, dialogue: Dialogue) -> Iterator[Finding]:
+    for turn in dialogue.turns:
+        if isinstance(turn, ToolTurn):
+            yield Finding("a retrieval case has no tool turns: the model's searches and calls run live", turn.pointer)
+    points = dialogue.checkpoints
+    if len(points) != 1 or points[0].index != len(dialogue.turns) - 1:
+        yield Finding("a retrieval case has exactly one checkpoint, its last turn", dialogue.pointer)
+    for checkpoint in points:
+        for alternative in checkpoint.alternatives:
+            for call in alternative.calls:
+                if call.api == SEARCH_API:
+                    yield Finding("list only the calls made with what the search finds; the search itself is live and never part of the answer", call.pointer + "/api")
+        if not checkpoint.alternatives:
             continue
+        first = checkpoint.first
         if category == "retrieval/call" and len(first) != 1:
-            yield Finding("a retrieval/call case expects one call (in its first alternative); use retrieval/plan for several", base + join_pointer(index, "expect"))
+            yield Finding("a retrieval/call case expects one call (in its first alternative); use retrieval/plan for several", checkpoint.expect_pointer)
         elif category == "retrieval/plan" and len(first) < 2:
-            yield Finding("a retrieval/plan case expects two or more calls, a later one using an earlier one's result", base + join_pointer(index, "expect"))
+            yield Finding("a retrieval/plan case expects two or more calls, a later one using an earlier one's result", checkpoint.expect_pointer)
 
 
-@rule("DLG025", "tool-search-recorded", "A case outside retrieval calls the tool search or records its results.", applies_to="case")
-def tool_search_recorded(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG025", "tool-search-recorded", "A case outside retrieval calls the tool search or records its results.", on=Case)
+def tool_search_recorded(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Outside `retrieval/*`, no answer calls `search_tools` and no `tool` turn records its
@@ -709,22 +739,25 @@ def tool_search_recorded(document: Document, context: Context) -> Iterator[Findi
     Move the case to `retrieval/call` with only the target call in its answer, or offer the
     target API directly as a candidate.
     """
-    data = _data(document)
-    if _category(document).startswith("retrieval/"):
+    if case.category.startswith("retrieval/"):
         return  # DLG023 holds retrieval cases to their live shape
-    for lang, call, pointer in iter_calls(data):
-        if call.get("api") == SEARCH_API:
-            yield Finding(f"{SEARCH_API} is called outside retrieval; its results change with the catalog", pointer + "/api")
-    for lang, turns in sides(data):
-        for i, turn in enumerate(turns):
-            if turn_kind(turn) == "tool" and isinstance(turn["tool"], list):
-                for k, result in enumerate(turn["tool"]):
-                    if isinstance(result, dict) and result.get("api") == SEARCH_API:
-                        yield Finding(f"a recorded {SEARCH_API} result goes stale when an API is added; do not store search results", join_pointer(lang, "turns", i, "tool", k))
+    for _, _, _, call in case.calls():
+        if call.api == SEARCH_API:
+            yield Finding(f"{SEARCH_API} is called outside retrieval; its results change with the catalog", call.pointer + "/api")
+    for dialogue in case.dialogues.values():
+        for turn in dialogue.turns:
+            if isinstance(turn, ToolTurn):
+                for result in turn.results:
+                    if result.api == SEARCH_API:
+                        yield Finding(f"a recorded {SEARCH_API} result goes stale when an API is added; do not store search results", result.pointer)
 
 
-@rule("DLG024", "special-kind-mismatch", "Special answers do not match the case's category.", applies_to="case")
-def special_kind_mismatch(document: Document, context: Context) -> Iterator[Finding]:
+def _special_kind(checkpoint: Checkpoint) -> str | None:
+    return checkpoint.special.kind if checkpoint.special is not None else None
+
+
+@rule("DLG024", "special-kind-mismatch", "Special answers do not match the case's category.", on=Case)
+def special_kind_mismatch(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     A `special/<kind>` case's final checkpoint expects `special: <kind>` and no checkpoint
@@ -737,32 +770,31 @@ def special_kind_mismatch(document: Document, context: Context) -> Iterator[Find
     ## Use instead
     Move it to `special/irrelevant`, or change the answer.
     """
-    category = _category(document)
-    for lang, turns in sides(_data(document)):
-        points = checkpoints(turns)
+    category = case.category
+    for dialogue in case.dialogues.values():
+        points = dialogue.checkpoints
         reported: set[int] = set()
-        for index, answer in points:
-            special = special_of(answer)
-            pointer = join_pointer(lang, "turns", index, "expect")
+        for checkpoint in points:
+            special = _special_kind(checkpoint)
             if special and not category.startswith("special/"):
-                yield Finding(f"a {category} case cannot expect special: {special}; move it to special/{special}", pointer)
+                yield Finding(f"a {category} case cannot expect special: {special}; move it to special/{special}", checkpoint.expect_pointer)
             elif special and category.startswith("special/") and special != category.split("/")[1]:
-                reported.add(index)
-                yield Finding(f"expects special: {special} in a {category} case; make them agree", pointer)
+                reported.add(checkpoint.index)
+                yield Finding(f"expects special: {special} in a {category} case; make them agree", checkpoint.expect_pointer)
         # a last checkpoint already reported for expecting another special kind is not reported
         # twice, and an irrelevant case expecting calls is DLG032's finding
-        last_expects_calls = bool(points) and special_of(points[-1][1]) is None
+        last_expects_calls = bool(points) and _special_kind(points[-1]) is None
         if category == "special/irrelevant" and last_expects_calls:
             continue
-        if category.startswith("special/") and points and points[-1][0] not in reported and special_of(points[-1][1]) != category.split("/")[1]:
-            yield Finding(f"the last checkpoint of a {category} case must expect special: {category.split('/')[1]}", join_pointer(lang, "turns", points[-1][0], "expect"))
+        if category.startswith("special/") and points and points[-1].index not in reported and _special_kind(points[-1]) != category.split("/")[1]:
+            yield Finding(f"the last checkpoint of a {category} case must expect special: {category.split('/')[1]}", points[-1].expect_pointer)
 
 
 # ----------------------------------------------------------------------------- special cases
 
 
-@rule("DLG030", "incomplete-not-missing", "An `incomplete` answer names a parameter that is not really missing.", applies_to="case")
-def incomplete_not_missing(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG030", "incomplete-not-missing", "An `incomplete` answer names a parameter that is not really missing.", on=Case)
+def incomplete_not_missing(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Each name in `missing` is a required, top-level parameter of the named API, which must
@@ -778,28 +810,26 @@ def incomplete_not_missing(document: Document, context: Context) -> Iterator[Fin
     ## Use instead
     Name only required parameters the user did not give: `missing: [from_city]`.
     """
-    data = _data(document)
-    apis = data.get("apis") if isinstance(data.get("apis"), list) else []
-    for lang, turns in sides(data):
-        for index, answer in checkpoints(turns):
-            if special_of(answer) != "incomplete" or not isinstance(answer.get("api"), str):
+    for dialogue in case.dialogues.values():
+        for checkpoint in dialogue.checkpoints:
+            special = checkpoint.special
+            if special is None or special.kind != "incomplete" or special.api is None:
                 continue
-            api = answer["api"]
-            pointer = join_pointer(lang, "turns", index, "expect")
-            parameters = spec_parameters(context, api)
-            if parameters is None or api not in apis:
+            api = special.api
+            spec = corpus.specs.get(api)
+            if spec is None or api not in case.apis:
                 continue  # unknown or non-candidate APIs are reported by REF rules
-            properties, required = parameters
-            raw = user_text(turns, index)
+            properties, required = spec.properties, spec.required
+            raw = dialogue.user_text(checkpoint.index)
             said = matchers.normalize_text(raw)
-            for k, name in enumerate(answer.get("missing") or []):
-                here = pointer + join_pointer("missing", k)
+            for k, name in enumerate(special.missing):
+                here = checkpoint.expect_pointer + join_pointer("missing", k)
                 if name not in properties:
                     yield Finding(f"{api} has no top-level parameter {name!r}; name a required parameter of {api}", here)
                 elif name not in required:
                     yield Finding(f"{name!r} is optional for {api}; a model may rightly proceed without it", here)
                 else:
-                    enum = properties[name].get("enum") if isinstance(properties[name], dict) else None
+                    enum = properties[name].get("enum")
                     given = [
                         v
                         for v in enum or []
@@ -810,12 +840,13 @@ def incomplete_not_missing(document: Document, context: Context) -> Iterator[Fin
                         yield Finding(f"the user already said {given[0]!r}, a value of {name!r}; it is not missing", here)
 
 
-@rule("DLG031", "error-param-not-erroneous", "An `error_param` answer names a value that is valid or that the user never said.", applies_to="case")
-def error_param_not_erroneous(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG031", "error-param-not-erroneous", "An `error_param` answer names a value that is valid or that the user never said.", on=Case)
+def error_param_not_erroneous(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Each `params` entry names a top-level parameter of the API whose value breaks that
-    parameter's schema (type, enum, pattern, range), and the value appears in the user's words.
+    parameter's schema (type, enum, pattern, range, format), and the value appears in the
+    user's words.
     ## Why is this bad?
     If the value is valid, calling the API is right and the "error" answer is wrong; if the
     user never said it, the case asks the model to flag something absent.
@@ -828,22 +859,24 @@ def error_param_not_erroneous(document: Document, context: Context) -> Iterator[
     expect: {special: error_param, api: book_flight, params: {date: "2024-02-30"}}
     ```
     """
-    data = _data(document)
-    for lang, turns in sides(data):
-        for index, answer in checkpoints(turns):
-            if special_of(answer) != "error_param" or not isinstance(answer.get("api"), str) or not isinstance(answer.get("params"), dict):
+    for dialogue in case.dialogues.values():
+        for checkpoint in dialogue.checkpoints:
+            special = checkpoint.special
+            if special is None or special.kind != "error_param" or special.api is None:
                 continue
-            api = answer["api"]
-            parameters = spec_parameters(context, api)
-            if parameters is None:
+            api = special.api
+            spec = corpus.specs.get(api)
+            if spec is None:
                 continue
-            said = user_text(turns, index)
-            for name, bad in answer["params"].items():
-                here = join_pointer(lang, "turns", index, "expect", "params", name)
-                if name not in parameters[0]:
+            said = dialogue.user_text(checkpoint.index)
+            for name, bad in special.params.items():
+                here = checkpoint.expect_pointer + join_pointer("params", name)
+                if name not in spec.properties:
                     yield Finding(f"{api} has no top-level parameter {name!r}", here)
                     continue
-                if not value_errors(context, api, name, bad):
+                validator = corpus.validators.parameter(api, name)
+                # a schema that does not compile proves nothing valid (SPC008 reports it)
+                if validator is not None and not isinstance(validator, CompileError) and not validator.messages(bad):
                     yield Finding(f"{name}={bad!r} is valid for {api}; an error_param case needs a value that breaks the schema", here)
                 shown = bad if isinstance(bad, str) else str(bad).lower() if isinstance(bad, bool) else str(bad)
                 if not _said_verbatim(shown, said):
@@ -855,8 +888,8 @@ def _said_verbatim(value: str, said: str) -> bool:
     return re.search(r"(?<![0-9A-Za-z])" + re.escape(value) + r"(?![0-9A-Za-z])", said) is not None
 
 
-@rule("DLG032", "irrelevant-expects-call", "An `irrelevant` case expects a call.", applies_to="case")
-def irrelevant_expects_call(document: Document, context: Context) -> Iterator[Finding]:
+@rule("DLG032", "irrelevant-expects-call", "An `irrelevant` case expects a call.", on=Case)
+def irrelevant_expects_call(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Every checkpoint of a `special/irrelevant` case expects `special: irrelevant`: none of the
@@ -868,9 +901,10 @@ def irrelevant_expects_call(document: Document, context: Context) -> Iterator[Fi
     ## Use instead
     `expect: {special: irrelevant}`, or move the case to a normal category.
     """
-    if _category(document) != "special/irrelevant":
+    if case.category != "special/irrelevant":
         return
-    for lang, turns in sides(_data(document)):
-        for index, answer in checkpoints(turns):
-            if alternatives(answer, ""):
-                yield Finding("an irrelevant case expects no call at any checkpoint; the candidate APIs cannot serve the request", join_pointer(lang, "turns", index, "expect"))
+    for dialogue in case.dialogues.values():
+        for checkpoint in dialogue.checkpoints:
+            if checkpoint.alternatives:
+                yield Finding("an irrelevant case expects no call at any checkpoint; the candidate APIs cannot serve the request", checkpoint.expect_pointer)
+

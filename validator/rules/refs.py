@@ -3,48 +3,35 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
-from typing import Any
 
+from validator.corpus.index import Corpus
+from validator.corpus.records import Case, Checkpoint, Scenario, Spec
 from validator.diagnostics import Finding, join_pointer
 from validator.loading import Document
-from validator.rules.answers import alternatives, checkpoints, iter_calls, sides, special_of
-from validator.rules.context import Context
 from validator.rules.registry import rule
+from validator.rules.scenarios import scenario_calls
 from validator.toolsearch import is_retrieval
 
-def _data(document: Document) -> dict[str, Any]:
-    return document.data if isinstance(document.data, dict) else {}
+
+def _named_apis(item: Case | Scenario) -> Iterator[tuple[str, str, bool]]:
+    """(api, pointer, used-as-a-call) of every API name the case or scenario mentions."""
+    for i, api in enumerate(item.apis or ()):
+        yield api, join_pointer("apis", i), False
+    if isinstance(item, Case):
+        for _, _, _, call in item.calls():
+            yield call.api, call.pointer + "/api", True
+        for dialogue in item.dialogues.values():
+            for checkpoint in dialogue.checkpoints:
+                if checkpoint.special is not None and checkpoint.special.api is not None:
+                    yield checkpoint.special.api, checkpoint.expect_pointer + "/api", False
+        return
+    for key, entry, pointer in scenario_calls(item.data):
+        if isinstance(entry.get("api"), str):
+            yield entry["api"], pointer + "/api", key == "reference_calls"
 
 
-def _strings(value: Any) -> set[str]:
-    """The strings of a list (other items are schema violations, reported by SCH010)."""
-    return {v for v in value if isinstance(v, str)} if isinstance(value, list) else set()
-
-
-def _named_apis(document: Document) -> Iterator[tuple[str, str, bool]]:
-    """(api, pointer, used-as-a-call) of every API name the document mentions."""
-    data = _data(document)
-    for i, api in enumerate(data.get("apis") or [] if isinstance(data.get("apis"), list) else []):
-        if isinstance(api, str):
-            yield api, join_pointer("apis", i), False
-    if document.kind == "case":
-        for _, call, pointer in iter_calls(data):
-            if isinstance(call.get("api"), str):
-                yield call["api"], pointer + "/api", True
-        for lang, turns in sides(data):
-            for index, answer in checkpoints(turns):
-                if special_of(answer) and isinstance(answer.get("api"), str):
-                    yield answer["api"], join_pointer(lang, "turns", index, "expect", "api"), False
-    else:
-        from validator.rules.scenarios import scenario_calls
-
-        for key, entry, pointer in scenario_calls(data):
-            if isinstance(entry.get("api"), str):
-                yield entry["api"], pointer + "/api", key == "reference_calls"
-
-
-@rule("REF001", "unknown-api", "A file names an API that no spec declares.", applies_to=("case", "scenario"))
-def unknown_api(document: Document, context: Context) -> Iterator[Finding]:
+@rule("REF001", "unknown-api", "A file names an API that no spec declares.", on=(Case, Scenario))
+def unknown_api(item: Case | Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Every API named in a case's `apis` and answers, and in a scenario's `apis`,
@@ -57,9 +44,10 @@ def unknown_api(document: Document, context: Context) -> Iterator[Finding]:
     ## Use instead
     `apis: [get_weather]`, or add `specs/<domain>/get_wether.yaml`.
     """
-    for api, pointer, _ in _named_apis(document):
-        if api not in context.specs and api not in context.unreadable_specs:
-            close = sorted(context.specs, key=lambda name: _distance(name, api))[:1]
+    declared = corpus.spec_paths  # every spec file that names an API, schema-valid or not
+    for api, pointer, _ in _named_apis(item):
+        if api not in declared and api not in corpus.unreadable_specs:
+            close = sorted(declared, key=lambda name: _distance(name, api))[:1]
             hint = f"; did you mean {close[0]!r}?" if close and _distance(close[0], api) <= 3 else ""
             yield Finding(f"no spec declares an API named {api!r}{hint}", pointer)
 
@@ -74,8 +62,16 @@ def _distance(a: str, b: str) -> int:
     return previous[-1]
 
 
-@rule("REF002", "api-not-candidate", "An answer calls an API that the case does not offer.", applies_to=("case", "scenario"))
-def api_not_candidate(document: Document, context: Context) -> Iterator[Finding]:
+def _checkpoint_apis(checkpoint: Checkpoint) -> Iterator[tuple[str, str]]:
+    if checkpoint.special is not None and checkpoint.special.api is not None:
+        yield checkpoint.special.api, checkpoint.expect_pointer + "/api"
+    for alternative in checkpoint.alternatives:
+        for call in alternative.calls:
+            yield call.api, call.pointer + "/api"
+
+
+@rule("REF002", "api-not-candidate", "An answer calls an API that the case does not offer.", on=(Case, Scenario))
+def api_not_candidate(item: Case | Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Every API an answer calls (or a special answer names) is in the case's `apis` — except in
@@ -89,40 +85,29 @@ def api_not_candidate(document: Document, context: Context) -> Iterator[Finding]
     ## Use instead
     Add `get_forecast` to `apis`.
     """
-    data = _data(document)
-    if document.kind == "case":
-        apis = _strings(data.get("apis"))
-        if is_retrieval(data.get("category")):
+    if isinstance(item, Case):
+        if is_retrieval(item.category):
             return  # the answer's APIs are found by the model's own search, not offered
-        for lang, turns in sides(data):
-            for index, answer in checkpoints(turns):
-                named: list[tuple[str, str]] = []
-                if special_of(answer) and isinstance(answer.get("api"), str):
-                    named.append((answer["api"], join_pointer(lang, "turns", index, "expect", "api")))
-                for calls, pointer in alternatives(answer, join_pointer(lang, "turns", index, "expect")):
-                    for j, call in enumerate(calls):
-                        if isinstance(call, dict) and isinstance(call.get("api"), str):
-                            named.append((call["api"], pointer + join_pointer(j, "api")))
-                for api, pointer in named:
-                    if api in context.specs and api not in apis:
+        for dialogue in item.dialogues.values():
+            for checkpoint in dialogue.checkpoints:
+                for api, pointer in _checkpoint_apis(checkpoint):
+                    if api in corpus.specs and api not in item.apis:
                         yield Finding(f"{api!r} is not among the case's candidate apis; add it to apis", pointer)
         return
-    sandboxes = _strings(data.get("sandboxes"))
-    offered = _strings(data["apis"]) if isinstance(data.get("apis"), list) else None
-    for api, pointer, _ in _named_apis(document):
+    for api, pointer, _ in _named_apis(item):
         if pointer.startswith("/apis"):
             continue
-        spec = context.specs.get(api)
-        if not isinstance(spec, dict):
+        spec = corpus.specs.get(api)
+        if spec is None:
             continue
-        if offered is not None and api not in offered:
+        if item.apis is not None and api not in item.apis:
             yield Finding(f"{api!r} is not among the scenario's apis; add it", pointer)
-        elif spec.get("sandbox") not in sandboxes:
-            yield Finding(f"{api!r} is implemented by sandbox {spec.get('sandbox')!r}, which the scenario does not use", pointer)
+        elif spec.sandbox not in item.sandboxes:
+            yield Finding(f"{api!r} is implemented by sandbox {spec.sandbox!r}, which the scenario does not use", pointer)
 
 
-@rule("REF003", "spec-only-in-answer", "A spec-only (distractor) API is used as a call.", applies_to=("case", "scenario"))
-def spec_only_in_answer(document: Document, context: Context) -> Iterator[Finding]:
+@rule("REF003", "spec-only-in-answer", "A spec-only (distractor) API is used as a call.", on=(Case, Scenario))
+def spec_only_in_answer(item: Case | Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     APIs marked `spec_only: true` have no implementation; they may be offered as candidates
@@ -134,14 +119,14 @@ def spec_only_in_answer(document: Document, context: Context) -> Iterator[Findin
     ## Use instead
     Implement the API in a sandbox (drop `spec_only`), or answer with a runnable API.
     """
-    for api, pointer, used in _named_apis(document):
-        spec = context.specs.get(api)
-        if used and isinstance(spec, dict) and spec.get("spec_only") is True:
+    for api, pointer, used in _named_apis(item):
+        spec = corpus.specs.get(api)
+        if used and spec is not None and spec.spec_only:
             yield Finding(f"{api!r} is spec-only (no implementation); an answer may only call runnable APIs", pointer)
 
 
-@rule("REF004", "unknown-sandbox", "A file names a sandbox folder that does not exist.", applies_to=("api", "case", "scenario"))
-def unknown_sandbox(document: Document, context: Context) -> Iterator[Finding]:
+@rule("REF004", "unknown-sandbox", "A file names a sandbox folder that does not exist.", on=(Spec, Case, Scenario))
+def unknown_sandbox(item: Spec | Case | Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     A spec's `sandbox`, a scenario's `sandboxes` and `initial_state` keys, and a case's `state`
@@ -153,24 +138,22 @@ def unknown_sandbox(document: Document, context: Context) -> Iterator[Finding]:
     ## Use instead
     `sandbox: phone`
     """
-    data = _data(document)
     names: list[tuple[str, str]] = []
-    if document.kind == "api" and isinstance(data.get("sandbox"), str):
-        names.append((data["sandbox"], "/sandbox"))
-    for key in ("sandboxes",):
-        for i, name in enumerate(data.get(key) or [] if isinstance(data.get(key), list) else []):
-            if isinstance(name, str):
-                names.append((name, join_pointer(key, i)))
-    for key in ("initial_state", "state"):
-        if isinstance(data.get(key), dict):
-            names.extend((name, join_pointer(key, name)) for name in data[key])
+    if isinstance(item, Spec):
+        if item.sandbox is not None:
+            names.append((item.sandbox, "/sandbox"))
+    elif isinstance(item, Case):
+        names.extend((name, join_pointer("state", name)) for name in item.state or {})
+    else:
+        names.extend((name, join_pointer("sandboxes", i)) for i, name in enumerate(item.sandboxes))
+        names.extend((name, join_pointer("initial_state", name)) for name in item.initial_state or {})
     for name, pointer in names:
-        if name not in context.sandboxes:
+        if name not in corpus.sandbox_names:
             yield Finding(f"there is no sandbox {name!r} (no folder sandboxes/{name}/)", pointer)
 
 
-@rule("REF005", "duplicate-id", "Two cases or scenarios share an id.", applies_to=("case", "scenario"))
-def duplicate_id(document: Document, context: Context) -> Iterator[Finding]:
+@rule("REF005", "duplicate-id", "Two cases or scenarios share an id.", on="document", kinds=("case", "scenario"))
+def duplicate_id(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Case and scenario ids (their file stems) are unique across `dialogues/` and `sandboxes/`.
@@ -181,6 +164,6 @@ def duplicate_id(document: Document, context: Context) -> Iterator[Finding]:
     ## Use instead
     Give each a unique id, conventionally prefixed by its category: `atom-bool-0001`.
     """
-    paths = context.id_paths.get(document.stem, [])
+    paths = corpus.id_paths.get(document.stem, [])
     if len(paths) > 1 and paths[0] != document.path:
         yield Finding(f"id {document.stem!r} is already used by {paths[0]}; choose a unique id", "/id")

@@ -2,25 +2,31 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from validator import facts, matchers
+from validator.corpus.index import Corpus
+from validator.corpus.langs import LANGS
+from validator.corpus.params import CompileError
+from validator.corpus.records import SandboxInfo, Scenario
 from validator.diagnostics import Finding, join_pointer
 from validator.loading import Document
-from validator.rules.answers import spec_parameters, value_errors
-from validator.rules.context import Context
 from validator.rules.registry import rule
 from validator.text import has_cjk
 
 SANDBOX_FILES = ("sandbox.py", "state.yaml", "policy.en.md", "policy.zh.md")
 
 
-def _data(document: Document) -> dict[str, Any]:
-    return document.data if isinstance(document.data, dict) else {}
+def _data(scenario: Scenario) -> Mapping[str, Any]:
+    return scenario.data
 
 
-def scenario_calls(data: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any], str]]:
+def _mapping(value: Any) -> Mapping[str, Any]:
+    return value if isinstance(value, Mapping) else {}
+
+
+def scenario_calls(data: Mapping[str, Any]) -> Iterator[tuple[str, dict[str, Any], str]]:
     """(key, call pattern, pointer) of every reference call, milestone (each call of its
     ``one_of`` alternatives) and minefield of a scenario."""
     for key in ("reference_calls", "milestones", "minefields"):
@@ -38,8 +44,8 @@ def scenario_calls(data: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any], 
                 yield key, entry, join_pointer(key, i)
 
 
-@rule("SBX001", "milestone-order-invalid", "Milestone ids repeat, or `after` names an unknown id or forms a cycle.", applies_to="scenario")
-def milestone_order_invalid(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SBX001", "milestone-order-invalid", "Milestone ids repeat, or `after` names an unknown id or forms a cycle.", on=Scenario)
+def milestone_order_invalid(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Milestone ids are unique; every `after` entry names another milestone; the `after`
@@ -58,7 +64,7 @@ def milestone_order_invalid(document: Document, context: Context) -> Iterator[Fi
     - {id: m2, api: transfer_funds, after: [m1]}
     ```
     """
-    milestones = [m for m in _data(document).get("milestones") or [] if isinstance(m, dict)] if isinstance(_data(document).get("milestones"), list) else []
+    milestones = [m for m in _data(scenario).get("milestones") or [] if isinstance(m, dict)] if isinstance(_data(scenario).get("milestones"), list) else []
     ids: dict[str, int] = {}
     for i, milestone in enumerate(milestones):
         mid = milestone.get("id")
@@ -93,8 +99,8 @@ def milestone_order_invalid(document: Document, context: Context) -> Iterator[Fi
             break
 
 
-@rule("SBX002", "script-mode-mismatch", "The scripted user does not fit the scenario's mode.", applies_to="scenario")
-def script_mode_mismatch(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SBX002", "script-mode-mismatch", "The scripted user does not fit the scenario's mode.", on=Scenario)
+def script_mode_mismatch(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     In `multi_step` scenarios the user speaks once (one script message); in `multi_turn`
@@ -107,10 +113,10 @@ def script_mode_mismatch(document: Document, context: Context) -> Iterator[Findi
     ## Use instead
     Use `mode: multi_step`, or add the user's follow-up message.
     """
-    data = _data(document)
+    data = _data(scenario)
     mode = data.get("mode")
-    user = data.get("user") if isinstance(data.get("user"), dict) else {}
-    for lang in ("en", "zh"):
+    user = _mapping(data.get("user"))
+    for lang in LANGS:
         side = user.get(lang)
         script = side.get("script") if isinstance(side, dict) else None
         if not isinstance(script, list):
@@ -121,8 +127,8 @@ def script_mode_mismatch(document: Document, context: Context) -> Iterator[Findi
             yield Finding(f"a multi_turn scenario has at least two user messages; this {lang} script has {len(script)}", join_pointer("user", lang, "script"))
 
 
-@rule("SBX003", "no-change-without-outputs", "A no-change scenario does not say what the agent must tell the user.", applies_to="scenario")
-def no_change_without_outputs(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SBX003", "no-change-without-outputs", "A no-change scenario does not say what the agent must tell the user.", on=Scenario)
+def no_change_without_outputs(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     A scenario marked `no_change: true` (the right behaviour leaves the state as it is: a
@@ -144,7 +150,7 @@ def no_change_without_outputs(document: Document, context: Context) -> Iterator[
       - {number: 5000, unit: CNY, about: {en: [left, remaining], zh: [剩余, 还剩]}}
     ```
     """
-    data = _data(document)
+    data = _data(scenario)
     if data.get("no_change") is not True:
         return
     outputs = data.get("outputs")
@@ -152,8 +158,8 @@ def no_change_without_outputs(document: Document, context: Context) -> Iterator[
         yield Finding("a no_change scenario needs outputs (the facts the agent must tell the user), or a do-nothing agent passes it", "/no_change")
 
 
-@rule("SBX004", "invalid-scenario-call", "A reference call, milestone or minefield has arguments its API rejects.", applies_to="scenario")
-def invalid_scenario_call(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SBX004", "invalid-scenario-call", "A reference call, milestone or minefield has arguments its API rejects.", on="document", kinds=("scenario",))
+def invalid_scenario_call(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Arguments of reference calls, milestones and minefields are parameters of their API with
@@ -170,23 +176,26 @@ def invalid_scenario_call(document: Document, context: Context) -> Iterator[Find
     milestones: [{id: m1, api: transfer_funds, args: {amount: 50}}]
     ```
     """
-    for key, entry, base in scenario_calls(_data(document)):
+    # a malformed compare.match matcher breaks the schema, so this rule reads the document as written
+    data = document.data if isinstance(document.data, Mapping) else {}
+    for key, entry, base in scenario_calls(data):
         if not isinstance(entry.get("api"), str):
             continue
         api = entry["api"]
-        parameters = spec_parameters(context, api)
-        args = entry.get("args") if isinstance(entry.get("args"), dict) else {}
-        if parameters is None:
+        spec = corpus.specs.get(api)
+        args = _mapping(entry.get("args"))
+        if spec is None:
             continue
-        properties, required = parameters
+        properties, required = spec.properties, spec.required
         for name, value in args.items():
             if name not in properties:
                 yield Finding(f"{api} has no parameter {name!r}", base + join_pointer("args", name))
                 continue
-            if list(matchers.problems(value, allow_lang=True)):
-                continue
+            validator = corpus.validators.parameter(api, name)
+            if list(matchers.problems(value, allow_lang=True)) or validator is None or isinstance(validator, CompileError):
+                continue  # DLG013 reports malformed matchers, SPC008 schemas that cannot check values
             for concrete in matchers.concrete_values(value):
-                errors = value_errors(context, api, name, concrete)
+                errors = validator.messages(concrete)
                 if errors:
                     yield Finding(f"{name}={concrete!r} is not valid for {api}: {errors[0]}", base + join_pointer("args", name))
                     break
@@ -194,15 +203,15 @@ def invalid_scenario_call(document: Document, context: Context) -> Iterator[Find
             for name in required:
                 if name not in args:
                     yield Finding(f"{api} requires {name!r}, which this reference call does not give", base + "/args")
-    compare = _data(document).get("compare")
+    compare = data.get("compare")
     matched = compare.get("match") if isinstance(compare, dict) else None
     for path, value in matched.items() if isinstance(matched, dict) else ():
         for problem, pointer in matchers.problems(value, allow_lang=True):
             yield Finding(f"compare.match {path}: {problem}", join_pointer("compare", "match", path) + pointer)
 
 
-@rule("SBX005", "incomplete-sandbox", "A sandbox folder lacks one of its fixed files.", applies_to="sandbox")
-def incomplete_sandbox(name: str, context: Context) -> Iterator[Finding]:
+@rule("SBX005", "incomplete-sandbox", "A sandbox folder lacks one of its fixed files.", on=SandboxInfo)
+def incomplete_sandbox(sandbox: SandboxInfo, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Every folder under `sandboxes/` holds `sandbox.py`, `state.yaml`, `policy.en.md` and
@@ -216,7 +225,8 @@ def incomplete_sandbox(name: str, context: Context) -> Iterator[Finding]:
     ## Use instead
     Add the missing file.
     """
-    folder = context.root / "sandboxes" / name
+    name = sandbox.name
+    folder = corpus.root / sandbox.folder
     for file in SANDBOX_FILES:
         path = folder / file
         if not path.is_file():
@@ -228,7 +238,7 @@ def incomplete_sandbox(name: str, context: Context) -> Iterator[Finding]:
 # ----------------------------------------------------------------------------- output facts
 
 
-def _facts(data: dict[str, Any]) -> Iterator[tuple[Any, str]]:
+def _facts(data: Mapping[str, Any]) -> Iterator[tuple[Any, str]]:
     """(fact, pointer) of every output fact and every fact a milestone's confirmation lists."""
     outputs = data.get("outputs")
     for i, fact in enumerate(outputs if isinstance(outputs, list) else []):
@@ -247,8 +257,8 @@ def _readable(data: Any) -> facts.Fact | None:
         return None
 
 
-@rule("SBX006", "sentence-fact", "An output fact is a sentence the agent would have to repeat, not a short fact.", applies_to="scenario")
-def sentence_fact(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SBX006", "sentence-fact", "An output fact is a sentence the agent would have to repeat, not a short fact.", on=Scenario)
+def sentence_fact(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Every `phrase` alternative and every `about` word of an output fact (and of a milestone's
@@ -270,7 +280,7 @@ def sentence_fact(document: Document, context: Context) -> Iterator[Finding]:
       - {phrase: {en: [not eligible, declined, cannot, rejected], zh: [不符合, 无法, 不能, 拒绝]}}
     ```
     """
-    for data, pointer in _facts(_data(document)):
+    for data, pointer in _facts(_data(scenario)):
         fact = _readable(data)
         if fact is None:
             continue
@@ -294,8 +304,8 @@ def _size(words: str, lang: str) -> str | None:
     return f"{chars} Chinese characters" if chars > MAX_ZH_CHARS else f"{latin} English words" if latin > MAX_EN_WORDS else None
 
 
-@rule("SBX007", "outcome-not-required", "A scenario that changes the state requires no words about the outcome from the agent.", applies_to="scenario")
-def outcome_not_required(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SBX007", "outcome-not-required", "A scenario that changes the state requires no words about the outcome from the agent.", on=Scenario)
+def outcome_not_required(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     A scenario whose reference calls change the state (not `no_change`) has an output fact
@@ -315,7 +325,7 @@ def outcome_not_required(document: Document, context: Context) -> Iterator[Findi
       - {code: BK-2001}
     ```
     """
-    data = _data(document)
+    data = _data(scenario)
     if data.get("no_change") is True:
         return
     outputs = data.get("outputs")
@@ -328,8 +338,8 @@ def outcome_not_required(document: Document, context: Context) -> Iterator[Findi
         )
 
 
-@rule("SBX008", "unanswerable-confirmation", "A milestone needs the user's confirmation, but the scripted user speaks only once.", applies_to="scenario")
-def unanswerable_confirmation(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SBX008", "unanswerable-confirmation", "A milestone needs the user's confirmation, but the scripted user speaks only once.", on=Scenario)
+def unanswerable_confirmation(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     A milestone marked `confirmed` (the agent must ask and the user answer before the call)
@@ -347,7 +357,7 @@ def unanswerable_confirmation(document: Document, context: Context) -> Iterator[
     Drop `confirmed`, or make the scenario `multi_turn` with a script line that answers the
     agent's question ("If it's under 500 yuan, yes, book it.").
     """
-    data = _data(document)
+    data = _data(scenario)
     if data.get("mode") != "multi_step":
         return
     milestones = data.get("milestones")
@@ -356,8 +366,8 @@ def unanswerable_confirmation(document: Document, context: Context) -> Iterator[
             yield Finding("the user of a multi_step scenario speaks once and cannot confirm; drop confirmed or make the scenario multi_turn", join_pointer("milestones", i, "confirmed"))
 
 
-@rule("SBX009", "invalid-fact", "An output fact names a unit the matcher does not know or a date that does not exist.", applies_to="scenario")
-def invalid_fact(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SBX009", "invalid-fact", "An output fact names a unit the matcher does not know or a date that does not exist.", on=Scenario)
+def invalid_fact(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     An output fact's `unit` is one of the units the scorer understands (CNY, GBP, USD, km,
@@ -375,7 +385,7 @@ def invalid_fact(document: Document, context: Context) -> Iterator[Finding]:
     outputs: [{number: 3, unit: ticket}, {date: "2025-02-28"}]
     ```
     """
-    for data, pointer in _facts(_data(document)):
+    for data, pointer in _facts(_data(scenario)):
         for message, below in facts.fact_problems(data):
             if "unit" in message or "calendar date" in message:
                 yield Finding(message, pointer + below)

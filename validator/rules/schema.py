@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from validator.corpus.index import Corpus
 from validator.diagnostics import Finding
 from validator.loading import SCHEMA_COMMENT, Document
-from validator.rules.context import Context
 from validator.rules.registry import rule
 from validator.schemas import SCHEMA_FILES, schema_comment_target
 
@@ -18,14 +18,16 @@ def _shorten(message: str) -> str:
     return message if len(message) <= MAX_MESSAGE else message[: MAX_MESSAGE - 1] + "…"
 
 
-@rule("SCH010", "schema-violation", "The document does not conform to its JSON Schema.", applies_to=SCHEMA_KINDS)
-def schema_violation(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SCH010", "schema-violation", "The document does not conform to its JSON Schema.", on="document", kinds=SCHEMA_KINDS)
+def schema_violation(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Validates the document against its schema in `schemas/` (draft 2020-12) and reports each
-    violation at the place it occurs. More specific rules replace this one where they apply.
+    violation at the place it occurs. A more specific finding at the same place (or below it)
+    replaces this one, unless `--select`/`--ignore` leave that finding out.
     ## Why is this bad?
-    Every later stage (execution, scoring, publishing) relies on the documented shape.
+    Every later stage (execution, scoring, publishing) relies on the documented shape: a file
+    that breaks its schema has no record, so no other rule, `run` or `score` reads it.
     ## Example
     ```yaml
     category: normal/single-turn
@@ -36,12 +38,12 @@ def schema_violation(document: Document, context: Context) -> Iterator[Finding]:
     ```
     """
     schema_file = SCHEMA_FILES[document.kind]
-    for message, pointer in context.schemas.errors(document.kind, document.data):
+    for message, pointer in corpus.load_file(document.path).schema_errors:
         yield Finding(f"{_shorten(message)} (schema: schemas/{schema_file})", pointer)
 
 
-@rule("SCH011", "missing-schema-comment", "The first line does not name the file's schema.", applies_to=SCHEMA_KINDS)
-def missing_schema_comment(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SCH011", "missing-schema-comment", "The first line does not name the file's schema.", on="document", kinds=SCHEMA_KINDS)
+def missing_schema_comment(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Checks that the file starts with `# yaml-language-server: $schema=<relative path>` naming
@@ -66,8 +68,8 @@ def missing_schema_comment(document: Document, context: Context) -> Iterator[Fin
         yield Finding(f"the schema comment points at {match['target']}; it must be {expected}")
 
 
-@rule("SCH012", "unexpected-file", "A YAML file where no corpus document belongs.", applies_to="unknown")
-def unexpected_file(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SCH012", "unexpected-file", "A YAML file where no corpus document belongs.", on="document", kinds="unknown")
+def unexpected_file(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Reports YAML files under `specs/ dialogues/ sandboxes/ review/` that are not an API spec, a
@@ -85,8 +87,8 @@ def unexpected_file(document: Document, context: Context) -> Iterator[Finding]:
     )
 
 
-@rule("SCH013", "id-not-file-stem", "The `id` (or an API's `name`) differs from the file name.", applies_to=("api", "case", "scenario"))
-def id_not_file_stem(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SCH013", "id-not-file-stem", "The `id` (or an API's `name`) differs from the file name.", on="document", kinds=("api", "case", "scenario"))
+def id_not_file_stem(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Checks that a case's or scenario's `id`, and an API spec's `name`, equal the file stem.
@@ -107,8 +109,8 @@ def id_not_file_stem(document: Document, context: Context) -> Iterator[Finding]:
         yield Finding(f"{key} {value!r} differs from the file name {document.stem!r}; rename one of them", "/" + key)
 
 
-@rule("SCH014", "misplaced-file", "The file's folder disagrees with its category, domain or sandbox.", applies_to=("api", "case", "scenario", "state"))
-def misplaced_file(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SCH014", "misplaced-file", "The file's folder disagrees with its category, domain or sandbox.", on="document", kinds=("api", "case", "scenario", "state"))
+def misplaced_file(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     A case lives in `dialogues/<category>/`, a spec in `specs/<first segment of domain>/`, a

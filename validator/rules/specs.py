@@ -6,11 +6,14 @@ import re
 from collections.abc import Iterator
 from typing import Any
 
-import jsonschema
+import jsonschema_rs
 
+from validator.corpus.index import Corpus
+from validator.corpus.params import CompileError, compile_schema
+from validator.corpus.records import Spec
+from validator.corpus.schemawalk import iter_property_schemas, plain
 from validator.diagnostics import Finding, join_pointer
 from validator.loading import Document
-from validator.rules.context import Context
 from validator.rules.registry import rule
 from validator.text import cjk_outside_quotes, has_cjk
 
@@ -18,25 +21,8 @@ STANDARD_TYPES = frozenset({"string", "integer", "number", "boolean", "array", "
 IDENTIFIER = re.compile(r"[a-z][a-z0-9_]*")
 
 
-def iter_property_schemas(parameters: Any, pointer: str = "/parameters") -> Iterator[tuple[str, dict[str, Any], str]]:
-    """(name, schema, pointer) of every property at every depth, including array items."""
-    if not isinstance(parameters, dict):
-        return
-    properties = parameters.get("properties")
-    if isinstance(properties, dict):
-        for name, schema in properties.items():
-            here = pointer + join_pointer("properties", name)
-            if isinstance(schema, dict):
-                yield name, schema, here
-                yield from _nested(schema, here)
-
-
-def _nested(schema: dict[str, Any], pointer: str) -> Iterator[tuple[str, dict[str, Any], str]]:
-    yield from iter_property_schemas(schema, pointer)
-    items = schema.get("items")
-    if isinstance(items, dict):
-        yield "items", items, pointer + "/items"
-        yield from _nested(items, pointer + "/items")
+def _parameters(document: Document) -> Any:
+    return document.data.get("parameters") if isinstance(document.data, dict) else None
 
 
 def _object_schemas(parameters: Any) -> Iterator[tuple[dict[str, Any], str]]:
@@ -47,8 +33,8 @@ def _object_schemas(parameters: Any) -> Iterator[tuple[dict[str, Any], str]]:
             yield schema, pointer
 
 
-@rule("SPC001", "duplicate-api-name", "Two spec files declare the same API name.", applies_to="api")
-def duplicate_api_name(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SPC001", "duplicate-api-name", "Two spec files declare the same API name.", on="document", kinds="api")
+def duplicate_api_name(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Reports an API `name` already declared by another spec file.
@@ -60,13 +46,13 @@ def duplicate_api_name(document: Document, context: Context) -> Iterator[Finding
     Prefix generic names with their domain: `food_login`, `bank_login`.
     """
     name = document.data.get("name") if isinstance(document.data, dict) else None
-    paths = context.spec_paths.get(name, []) if isinstance(name, str) else []
+    paths = corpus.spec_paths.get(name, []) if isinstance(name, str) else []
     if len(paths) > 1 and paths[0] != document.path:
         yield Finding(f"API name {name!r} is already declared in {paths[0]}; choose a unique name", "/name")
 
 
-@rule("SPC002", "nonstandard-type", "A parameter uses a type that is not a standard JSON type.", applies_to="api")
-def nonstandard_type(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SPC002", "nonstandard-type", "A parameter uses a type that is not a standard JSON type.", on="document", kinds="api")
+def nonstandard_type(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Every parameter schema (at any depth) has exactly one `type` among
@@ -83,14 +69,14 @@ def nonstandard_type(document: Document, context: Context) -> Iterator[Finding]:
     price: {type: number, description: {en: Price., zh: 价格。}}
     ```
     """
-    for name, schema, pointer in iter_property_schemas(document.data.get("parameters") if isinstance(document.data, dict) else None):
+    for name, schema, pointer in iter_property_schemas(_parameters(document)):
         kind = schema.get("type")
         if not isinstance(kind, str) or kind not in STANDARD_TYPES:
             yield Finding(f"{name!r} has type {kind!r}; use one of {', '.join(sorted(STANDARD_TYPES))}", pointer + "/type")
 
 
-@rule("SPC003", "array-without-items", "An array parameter does not say what its items are.", applies_to="api")
-def array_without_items(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SPC003", "array-without-items", "An array parameter does not say what its items are.", on=Spec)
+def array_without_items(spec: Spec, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Every `type: array` schema has an `items` schema.
@@ -105,13 +91,13 @@ def array_without_items(document: Document, context: Context) -> Iterator[Findin
     tags: {type: array, items: {type: string, description: {en: A tag., zh: 一个标签。}}, description: {en: Tags., zh: 标签。}}
     ```
     """
-    for name, schema, pointer in iter_property_schemas(document.data.get("parameters") if isinstance(document.data, dict) else None):
+    for name, schema, pointer in iter_property_schemas(spec.parameters):
         if schema.get("type") == "array" and not isinstance(schema.get("items"), dict):
             yield Finding(f"array {name!r} has no items schema; add items: {{type: …, description: …}}", pointer)
 
 
-@rule("SPC004", "required-not-in-properties", "`required` names a parameter that is not defined.", applies_to="api")
-def required_not_in_properties(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SPC004", "required-not-in-properties", "`required` names a parameter that is not defined.", on=Spec)
+def required_not_in_properties(spec: Spec, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Every name in a `required` list is a key of the sibling `properties`.
@@ -125,8 +111,9 @@ def required_not_in_properties(document: Document, context: Context) -> Iterator
     ## Use instead
     Define `date` under `properties`, or remove it from `required`.
     """
-    for schema, pointer in _object_schemas(document.data.get("parameters") if isinstance(document.data, dict) else None):
-        properties = schema.get("properties") if isinstance(schema.get("properties"), dict) else {}
+    for schema, pointer in _object_schemas(spec.parameters):
+        properties: Any = schema.get("properties")
+        properties = properties if isinstance(properties, dict) else {}
         required = schema.get("required")
         if isinstance(required, list):
             for i, name in enumerate(required):
@@ -146,8 +133,8 @@ def _description_problem(description: Any) -> str | None:
     return None
 
 
-@rule("SPC005", "missing-bilingual-description", "An API or parameter lacks a proper en + zh description.", applies_to="api")
-def missing_bilingual_description(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SPC005", "missing-bilingual-description", "An API or parameter lacks a proper en + zh description.", on="document", kinds="api")
+def missing_bilingual_description(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     The API, every parameter at every depth, and every declared error carry a non-empty
@@ -180,8 +167,8 @@ def missing_bilingual_description(document: Document, context: Context) -> Itera
                 yield Finding(f"error {kind!r} {problem.replace('description', 'message')}", join_pointer("errors", kind))
 
 
-@rule("SPC006", "bad-parameter-name", "A parameter name is not identifier-shaped.", applies_to="api")
-def bad_parameter_name(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SPC006", "bad-parameter-name", "A parameter name is not identifier-shaped.", on=Spec)
+def bad_parameter_name(spec: Spec, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Parameter names (at any depth) are lower-case identifiers: `[a-z][a-z0-9_]*`.
@@ -197,10 +184,9 @@ def bad_parameter_name(document: Document, context: Context) -> Iterator[Finding
     properties: {start_date: {type: string, description: {en: Start., zh: 开始日期。}}}
     ```
     """
-    for name, schema, pointer in iter_property_schemas(document.data.get("parameters") if isinstance(document.data, dict) else None):
-        if name != "items" or not pointer.endswith("/items"):
-            if not IDENTIFIER.fullmatch(name):
-                yield Finding(f"parameter name {name!r} is not a lower-case identifier; rename it like {_suggest(name)!r}", pointer)
+    for name, _, pointer in iter_property_schemas(spec.parameters):
+        if (name != "items" or not pointer.endswith("/items")) and not IDENTIFIER.fullmatch(name):
+            yield Finding(f"parameter name {name!r} is not a lower-case identifier; rename it like {_suggest(name)!r}", pointer)
 
 
 def _suggest(name: str) -> str:
@@ -208,12 +194,13 @@ def _suggest(name: str) -> str:
     return cleaned if cleaned and cleaned[0].isalpha() else "param_" + cleaned
 
 
-@rule("SPC007", "invalid-parameter-schema", "A parameter schema is not valid JSON Schema, or its default/enum break it.", applies_to="api")
-def invalid_parameter_schema(document: Document, context: Context) -> Iterator[Finding]:
+@rule("SPC007", "invalid-parameter-schema", "A parameter schema is not valid JSON Schema, or its default/enum break it.", on=Spec)
+def invalid_parameter_schema(spec: Spec, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Checks `parameters` and `returns` against the JSON Schema 2020-12 meta-schema, and that
-    every `default` and `enum` value is valid for its own parameter schema.
+    every `default` and `enum` value is valid for its own parameter schema (formats asserted,
+    as the sandbox runtime asserts them).
     ## Why is this bad?
     An enum value of the wrong type, or a default outside its own range, is ground truth that
     no correct model can match.
@@ -226,47 +213,59 @@ def invalid_parameter_schema(document: Document, context: Context) -> Iterator[F
     count: {type: integer, minimum: 1, default: 1, description: {en: Count., zh: 数量。}}
     ```
     """
-    data = document.data if isinstance(document.data, dict) else {}
-    for key in ("parameters", "returns"):
-        schema = data.get(key)
-        if isinstance(schema, dict):
-            schema = strip_descriptions(schema)
-            # a parameter's nonstandard `type` is SPC002's finding, not this rule's
-            errors = (e for e in _META.iter_errors(schema) if not (key == "parameters" and _is_type_error(e)))
-            error = jsonschema.exceptions.best_match(errors)
-            if error is not None:
-                yield Finding(f"{key} is not a valid JSON Schema: {error.message}", "/" + key + "".join(join_pointer(t) for t in error.absolute_path))
-    for name, schema, pointer in iter_property_schemas(data.get("parameters")):
-        plain = strip_descriptions(schema)
-        if not _META.is_valid(plain):
-            continue  # reported by the meta-schema check above (or by SPC002); it cannot validate values
-        validator = jsonschema.Draft202012Validator(plain)
-        if "default" in schema and not validator.is_valid(schema["default"]):
+    for key, raw in (("parameters", spec.parameters), ("returns", spec.returns)):
+        schema = plain(raw)
+        if jsonschema_rs.meta.is_valid(schema):
+            continue
+        # jsonschema's best_match words the problem best; a parameter's nonstandard `type` is SPC002's
+        import jsonschema  # only for a broken schema: its import costs every check run 30 ms
+
+        meta = jsonschema.Draft202012Validator(jsonschema.Draft202012Validator.META_SCHEMA)  # formats not asserted: SPC008 compiles patterns
+        errors = (e for e in meta.iter_errors(schema) if not (key == "parameters" and _is_type_error(e)))
+        error = jsonschema.exceptions.best_match(errors)
+        if error is not None:
+            yield Finding(f"{key} is not a valid JSON Schema: {error.message}", "/" + key + "".join(join_pointer(t) for t in error.absolute_path))
+    for name, schema, pointer in iter_property_schemas(spec.parameters):
+        compiled = compile_schema(schema)
+        if isinstance(compiled, CompileError):
+            continue  # SPC008 (or the meta-schema check above) reports it; it cannot validate values
+        if "default" in schema and compiled.problems(schema["default"]):
             yield Finding(f"default {schema['default']!r} of {name!r} is not valid for its own schema", pointer + "/default")
         if isinstance(schema.get("enum"), list):
-            without_enum = jsonschema.Draft202012Validator({k: v for k, v in plain.items() if k != "enum"})
+            without_enum = compile_schema({k: v for k, v in schema.items() if k != "enum"})
             for i, value in enumerate(schema["enum"]):
-                if not without_enum.is_valid(value):
+                if not isinstance(without_enum, CompileError) and without_enum.problems(value):
                     yield Finding(f"enum value {value!r} of {name!r} is not valid for its type/constraints", pointer + join_pointer("enum", i))
 
 
-# the meta-schema, with formats asserted so that an invalid `pattern` regex is reported here
-_META = jsonschema.Draft202012Validator(
-    jsonschema.Draft202012Validator.META_SCHEMA, format_checker=jsonschema.Draft202012Validator.FORMAT_CHECKER
-)
+@rule("SPC008", "uncompilable-parameter-schema", "A parameter or result schema cannot be compiled into a validator.", on=Spec)
+def uncompilable_parameter_schema(spec: Spec, corpus: Corpus) -> Iterator[Finding]:
+    """
+    ## What it does
+    Compiles every parameter schema, and the `returns` schema, with the validator that checks
+    ground truth and every sandbox call (jsonschema-rs, formats asserted), and reports those it
+    rejects: most often a `pattern` in a regular-expression dialect it does not read.
+    ## Why is this bad?
+    A schema that does not compile validates nothing: ground-truth values, `error_param` bad
+    values and agents' calls would go unchecked for that parameter.
+    ## Example
+    ```yaml
+    code: {type: string, pattern: "^[A-Z]{,3}$", description: {en: Code., zh: 代码。}}
+    ```
+    ## Use instead
+    ```yaml
+    code: {type: string, pattern: "^[A-Z]{0,3}$", description: {en: Code., zh: 代码。}}
+    ```
+    """
+    for key, raw in (("parameters", spec.parameters), ("returns", spec.returns)):
+        if not jsonschema_rs.meta.is_valid(plain(raw)):
+            continue  # SPC007 says why
+        places = [(f"/{key}", raw)] if key == "returns" else [(f"/parameters/properties/{join_pointer(n)[1:]}", s) for n, s in spec.properties.items()]
+        for pointer, schema in places:
+            compiled = compile_schema(schema)
+            if isinstance(compiled, CompileError):
+                yield Finding(f"this schema cannot be compiled, so no value is checked against it: {compiled.message}", pointer)
 
 
-def _is_type_error(error: jsonschema.exceptions.ValidationError) -> bool:
+def _is_type_error(error: Any) -> bool:  # a jsonschema ValidationError
     return bool(error.absolute_path) and error.absolute_path[-1] == "type"
-
-
-def strip_descriptions(schema: Any) -> Any:
-    """A parameter schema with its bilingual descriptions removed (plain JSON Schema)."""
-    if not isinstance(schema, dict):
-        return schema
-    plain = {k: v for k, v in schema.items() if k != "description"}
-    if isinstance(plain.get("properties"), dict):
-        plain["properties"] = {k: strip_descriptions(v) for k, v in plain["properties"].items()}
-    if isinstance(plain.get("items"), dict):
-        plain["items"] = strip_descriptions(plain["items"])
-    return plain

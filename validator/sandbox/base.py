@@ -39,7 +39,8 @@ class Sandbox:
 
     @property
     def data(self) -> dict[str, Any]:
-        return self.state["data"]
+        data: dict[str, Any] = self.state["data"]
+        return data
 
     def now(self) -> datetime:
         """The sandbox's fixed clock (never the wall clock)."""

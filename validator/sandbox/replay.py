@@ -22,6 +22,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, NamedTuple
 
 from validator import matchers
+from validator.corpus.index import Corpus
 from validator.sandbox.runtime import (
     DEFAULT_TIME_LIMIT,
     NotJson,
@@ -36,7 +37,7 @@ _MAX_DIFFERENCES = 20
 class ReplayError(NamedTuple):
     """A call of a replay that did not succeed (index -1: reading the end state failed)."""
 
-    index: int
+    index: int  # type: ignore[assignment]  # shadows tuple.index, which nothing calls on it
     api: str
     status: str  # an Outcome status other than "ok"
     message: str
@@ -51,9 +52,9 @@ class ReplayResult(NamedTuple):
     outcomes: list[Outcome]
 
 
-def runtime_of(source: Any) -> Runtime:
-    """A Runtime from a Runtime or a Repo (building one loads every sandbox: reuse it)."""
-    return source if isinstance(source, Runtime) else Runtime.from_repo(source)
+def runtime_of(source: Runtime | Corpus) -> Runtime:
+    """A Runtime from a Runtime or a Corpus (building one loads every sandbox: reuse it)."""
+    return source if isinstance(source, Runtime) else Runtime.from_corpus(source)
 
 
 def scenario_session(runtime: Runtime, scenario: Mapping[str, Any], time_limit: float | None = DEFAULT_TIME_LIMIT) -> Session:
@@ -128,7 +129,7 @@ def _drop(value: Any, parts: list[str]) -> Any:
         return out
     if isinstance(value, list):
         if head == "*":
-            indexes = range(len(value))
+            indexes: Sequence[int] = range(len(value))
         else:
             indexes = [int(head)] if head.isdigit() and int(head) < len(value) else []
         if not rest:
@@ -241,7 +242,7 @@ def compare_states(
     for path, matcher in matched.items():
         parts = _split(str(path))
         wanted = {tuple(place) for place, _ in _reached(expected, parts, [])}
-        found = dict((tuple(place), value) for place, value in _reached(actual, parts, []))
+        found = {tuple(place): value for place, value in _reached(actual, parts, [])}
         for place in sorted(wanted - set(found)):
             out.append(f"{'.'.join(place)}: expected a value matching {_short(matcher)}, missing")
         for place, value in sorted(found.items()):
@@ -282,7 +283,7 @@ def _path_text(path: list[str]) -> str:
 
 
 def _is_unordered(path: list[str], unordered: list[list[str]]) -> bool:
-    return any(len(p) == len(path) and all(x == "*" or x == y for x, y in zip(p, path)) for p in unordered)
+    return any(len(p) == len(path) and all(x == "*" or x == y for x, y in zip(p, path, strict=True)) for p in unordered)
 
 
 def _short(value: Any) -> str:
@@ -292,8 +293,8 @@ def _short(value: Any) -> str:
 
 def _scalar_equal(a: Any, b: Any) -> bool:
     if isinstance(a, bool) or isinstance(b, bool):
-        return type(a) is type(b) and a == b
-    return a == b
+        return type(a) is type(b) and bool(a == b)
+    return bool(a == b)
 
 
 def _diff(a: Any, b: Any, path: list[str], unordered: list[list[str]], out: list[str], limit: int, shortcut: bool) -> None:
@@ -302,12 +303,12 @@ def _diff(a: Any, b: Any, path: list[str], unordered: list[list[str]], out: list
     if isinstance(a, dict) and isinstance(b, dict):
         for key in a:
             if key not in b:
-                out.append(f"{_path_text(path + [key])}: expected {_short(a[key])}, missing")
+                out.append(f"{_path_text([*path, key])}: expected {_short(a[key])}, missing")
             else:
-                _diff(a[key], b[key], path + [key], unordered, out, limit, shortcut)
+                _diff(a[key], b[key], [*path, key], unordered, out, limit, shortcut)
         for key in b:
             if key not in a:
-                out.append(f"{_path_text(path + [key])}: unexpected {_short(b[key])}")
+                out.append(f"{_path_text([*path, key])}: unexpected {_short(b[key])}")
         return
     if isinstance(a, list) and isinstance(b, list):
         if _is_unordered(path, unordered):
@@ -317,8 +318,8 @@ def _diff(a: Any, b: Any, path: list[str], unordered: list[list[str]], out: list
             for item in sorted((cb - ca).elements()):
                 out.append(f"{_path_text(path)}: unexpected item {_short(json.loads(item))}")
             return
-        for i, (x, y) in enumerate(zip(a, b)):
-            _diff(x, y, path + [str(i)], unordered, out, limit, shortcut)
+        for i, (x, y) in enumerate(zip(a, b, strict=False)):  # the longer list's tail is reported below
+            _diff(x, y, [*path, str(i)], unordered, out, limit, shortcut)
         if len(a) > len(b):
             out.append(f"{_path_text(path)}: expected {len(a)} items, got {len(b)} (missing {_short(a[len(b):])})")
         elif len(b) > len(a):
@@ -382,7 +383,7 @@ def matched_milestones(
     earliest qualifying call — optimal, since a later completion can only make its successors
     harder to reach. Milestones in a cycle or after an unknown id are never reached.
     """
-    by_id = {m.get("id"): m for m in milestones if isinstance(m, Mapping) and isinstance(m.get("id"), str)}
+    by_id: dict[str, Mapping[str, Any]] = {m["id"]: m for m in milestones if isinstance(m, Mapping) and isinstance(m.get("id"), str)}
     reached: dict[str, int] = {}  # id -> index of the call that completed it
     pending = dict(by_id)
     progress = True

@@ -54,14 +54,13 @@ from pathlib import Path
 from types import FrameType, ModuleType
 from typing import Any, NamedTuple
 
-import jsonschema_rs
-
-from validator.rules.specs import strip_descriptions
+from validator.corpus.index import Corpus
+from validator.corpus.params import Compiled, CompileError, Validators
+from validator.corpus.records import Spec
 from validator.sandbox.base import ApiError, Sandbox
 
 DEFAULT_TIME_LIMIT = 0.5  # seconds per call; every real sandbox method takes microseconds
 _PRISTINE_CACHE = 256  # patched initial states kept per runtime
-LANGS = ("en", "zh")
 
 # Outcome statuses. The first three are ordinary observations for an agent; the last three are
 # bugs in the sandbox, reported by `callbank exec`.
@@ -175,25 +174,6 @@ def deep_merge(base: Any, patch: Any) -> Any:
     return json_copy(patch)
 
 
-def plain_schema(schema: Any) -> Any:
-    """A JSON Schema without bilingual (non-string) ``description`` annotations, at any depth."""
-    if isinstance(schema, list):
-        return [plain_schema(item) for item in schema]
-    if not isinstance(schema, dict):
-        return schema
-    out: dict[str, Any] = {}
-    for key, value in schema.items():
-        if key == "description" and not isinstance(value, str):
-            continue
-        if key in ("properties", "patternProperties", "$defs", "definitions", "dependentSchemas") and isinstance(value, dict):
-            out[key] = {name: plain_schema(sub) for name, sub in value.items()}
-        elif key in ("const", "enum", "default", "examples", "required"):
-            out[key] = value
-        else:
-            out[key] = plain_schema(value)
-    return out
-
-
 # ----------------------------------------------------------------------------- loading
 
 
@@ -243,7 +223,7 @@ def _import_file(module_name: str, path: Path) -> ModuleType:
     except SyntaxError as error:
         del sys.modules[module_name]
         raise SandboxLoadError(f"sandbox.py does not compile: {error.msg}", str(path), error.lineno) from None
-    except Exception as error:  # noqa: BLE001  (any import-time failure is reported, not raised)
+    except Exception as error:
         del sys.modules[module_name]
         line = _line_in(error.__traceback__, str(path))
         raise SandboxLoadError(f"importing sandbox.py raised {type(error).__name__}: {error}", str(path), line) from None
@@ -395,7 +375,7 @@ class Runtime:
 
     def __init__(
         self,
-        specs: Mapping[str, Mapping[str, Any]],
+        specs: Mapping[str, Spec],
         classes: Mapping[str, type[Sandbox]],
         states: Mapping[str, Mapping[str, Any]],
         files: Mapping[str, str] | None = None,
@@ -407,26 +387,25 @@ class Runtime:
         self.files = dict(files or {})  # sandbox name -> absolute path of its sandbox.py
         self.load_errors = dict(load_errors or {})
         self.methods = {name: public_methods(cls) for name, cls in self.classes.items()}
-        self._validators: dict[tuple[str, str], Any] = {}
+        self.validators = Validators(self.specs)
         self._pristine: dict[tuple[str, str], bytes] = {}  # (sandbox, patch) -> marshalled state
         install_guard()
 
     @classmethod
-    def from_repo(cls, repo: Any) -> Runtime:
-        """Load every sandbox of a :class:`validator.repo.Repo` (load failures are kept, not raised)."""
+    def from_corpus(cls, corpus: Corpus) -> Runtime:
+        """Load every sandbox of a corpus (load failures are kept, not raised)."""
         classes: dict[str, type[Sandbox]] = {}
         files: dict[str, str] = {}
         errors: dict[str, SandboxLoadError] = {}
-        states = repo.states
         usable: dict[str, dict[str, Any]] = {}
-        for name in repo.sandbox_names():
-            path = Path(repo.root) / "sandboxes" / name / "sandbox.py"
-            if not path.is_file():
+        for name, sandbox in corpus.sandboxes.items():
+            path = corpus.root / sandbox.code_path
+            if not sandbox.has_code:
                 continue
-            state = states.get(name)
+            state = dict(sandbox.state.document.data) if sandbox.state is not None else None
             problem = _state_problem(state)
             if problem:
-                errors[name] = SandboxLoadError(problem, str(Path(repo.root) / "sandboxes" / name / "state.yaml"))
+                errors[name] = SandboxLoadError(problem, str(corpus.root / sandbox.folder / "state.yaml"))
                 continue
             try:
                 classes[name] = load_sandbox_class(path, name)
@@ -435,59 +414,38 @@ class Runtime:
                 continue
             files[name] = str(path.resolve())
             usable[name] = state  # type: ignore[assignment]
-        return cls(repo.specs, classes, usable, files, errors)
+        return cls(corpus.specs, classes, usable, files, errors)
 
     # -- what is runnable
 
     def sandbox_of(self, api: str) -> str | None:
         """The loaded sandbox implementing an API, or None (spec-only, unknown, unimplemented)."""
         spec = self.specs.get(api)
-        if not isinstance(spec, Mapping) or spec.get("spec_only"):
+        if spec is None or spec.spec_only or spec.sandbox is None:
             return None
-        name = spec.get("sandbox")
-        return name if isinstance(name, str) and api in self.methods.get(name, {}) else None
+        return spec.sandbox if api in self.methods.get(spec.sandbox, {}) else None
 
     def runnable(self, api: str) -> bool:
         return self.sandbox_of(api) is not None
 
-    # -- validators
-
-    def _validator(self, api: str, part: str) -> Any | None:
-        key = (api, part)
-        if key not in self._validators:
-            spec = self.specs.get(api) or {}
-            if part == "parameters":
-                schema = strip_descriptions(spec.get("parameters"))
-            elif part == "returns":
-                schema = plain_schema(spec.get("returns"))
-            else:  # one parameter, "param:<name>"
-                properties = (spec.get("parameters") or {}).get("properties") or {}
-                schema = strip_descriptions(properties.get(part[6:])) if isinstance(properties, dict) else None
-            try:
-                self._validators[key] = jsonschema_rs.validator_for(schema) if isinstance(schema, dict) else None
-            except (ValueError, jsonschema_rs.ValidationError):  # an invalid schema: the spec rules report it
-                self._validators[key] = None
-        return self._validators[key]
+    # -- validators (validator.corpus.params: the ones `callbank check` uses)
 
     def argument_errors(self, api: str, args: Any) -> list[str]:
         """Why args do not fit the API's parameters (empty when they do)."""
         if not isinstance(args, dict):
             return [f"arguments must be an object, not {type(args).__name__}"]
-        return _schema_errors(self._validator(api, "parameters"), args)
+        return _schema_errors(self.validators.arguments(api), args)
 
     def parameter_errors(self, api: str, name: str, value: Any) -> list[str]:
         """Why one value does not fit one parameter (empty when it does)."""
-        return _schema_errors(self._validator(api, f"param:{name}"), value)
+        return _schema_errors(self.validators.parameter(api, name), value)
 
     def result_errors(self, api: str, result: Any) -> list[str]:
-        return _schema_errors(self._validator(api, "returns"), result)
+        return _schema_errors(self.validators.returns(api), result)
 
     def error_message(self, api: str, kind: str, lang: str) -> str | None:
-        errors = (self.specs.get(api) or {}).get("errors")
-        entry = errors.get(kind) if isinstance(errors, dict) else None
-        if isinstance(entry, dict) and isinstance(entry.get(lang), str):
-            return entry[lang]
-        return None
+        spec = self.specs.get(api)
+        return spec.error_message(kind, lang) if spec is not None else None
 
     # -- sessions
 
@@ -500,14 +458,14 @@ class Runtime:
         key = (name, json.dumps(patch, sort_keys=True) if patch is not None else "")
         blob = self._pristine.get(key)
         if blob is None:
-            state = json_copy(self.states[name])
+            merged = json_copy(self.states[name])
             if patch is not None:
-                state["data"] = deep_merge(state["data"], patch)
-            blob = marshal.dumps(state)
+                merged["data"] = deep_merge(merged["data"], patch)
+            blob = marshal.dumps(merged)
             if len(self._pristine) >= _PRISTINE_CACHE:
                 self._pristine.clear()
             self._pristine[key] = blob
-        state = marshal.loads(blob)
+        state: dict[str, Any] = marshal.loads(blob)
         if clock is not None:
             state["clock"] = clock
         return state
@@ -534,7 +492,7 @@ class Runtime:
     def catalog(self) -> list[dict[str, Any]]:
         """Every spec as plain data, for sandboxes that search the API catalog (`needs_catalog`)."""
         if not hasattr(self, "_catalog"):
-            self._catalog = [json_copy(dict(self.specs[name])) for name in sorted(self.specs)]
+            self._catalog = [json_copy(self.specs[name].document.data) for name in sorted(self.specs)]
         return self._catalog
 
 
@@ -550,20 +508,12 @@ def _state_problem(state: Any) -> str | None:
     return None
 
 
-def _schema_errors(validator: Any, value: Any) -> list[str]:
+def _schema_errors(validator: Compiled | CompileError | None, value: Any) -> list[str]:
     if validator is None:
         return []
-    try:
-        if validator.is_valid(value):
-            return []
-        return [_format_error(error) for error in validator.iter_errors(value)]
-    except ValueError as error:  # a value jsonschema-rs cannot read (not JSON data)
-        return [str(error)]
-
-
-def _format_error(error: Any) -> str:
-    path = "/".join(str(token) for token in error.instance_path)
-    return f"{path}: {error.message}" if path else error.message
+    if isinstance(validator, CompileError):  # never a silent pass: the spec is broken (SPC008)
+        return [f"the spec's schema cannot be compiled, so nothing can be checked against it ({validator.message})"]
+    return [str(problem) for problem in validator.problems(value)]
 
 
 class Session:
@@ -609,7 +559,7 @@ class Session:
             with _Limited(self._files, self.time_limit) as incidents:
                 try:
                     result = function(instance, **arguments)
-                except (Exception, SystemExit) as error:  # noqa: BLE001  (classified below)
+                except (Exception, SystemExit) as error:
                     raised = error
         except (SandboxViolation, CallTimeout) as error:  # BaseExceptions: they pass the inner except
             raised = error

@@ -108,4 +108,4 @@ def mean_interval(values: Sequence[float], seed: int = SEED, resamples: int = RE
 def _percentiles(draws: list[float]) -> Interval:
     draws.sort()
     last = len(draws) - 1
-    return (draws[int(math.floor(_LOW * last))], draws[int(math.ceil(_HIGH * last))])
+    return (draws[math.floor(_LOW * last)], draws[math.ceil(_HIGH * last)])

@@ -74,7 +74,7 @@ def literal(node: ast.expr, depth: int) -> Any:
         return [literal(item, depth + 1) for item in node.elts]  # type: ignore[attr-defined]
     if kind is ast.Dict:
         result: dict[str, Any] = {}
-        for key, value in zip(node.keys, node.values):  # type: ignore[attr-defined]
+        for key, value in zip(node.keys, node.values, strict=True):  # type: ignore[attr-defined]
             if key is None:
                 raise FormatError("**-unpacking is not allowed")
             if type(key) is not ast.Constant or not isinstance(key.value, str):

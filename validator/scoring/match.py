@@ -20,6 +20,8 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any, NamedTuple
 
+from validator.corpus import records
+from validator.corpus.records import Checkpoint, Spec
 from validator.matchers import is_matcher, is_omittable, literal_equal, matcher_kind, matches
 from validator.scoring.assign import max_weight_assignment
 from validator.scoring.parse import Call, Parsed
@@ -30,19 +32,7 @@ Counts = tuple[int, int, int]  # true positives, false positives, false negative
 ZERO: Counts = (0, 0, 0)
 
 
-class ApiSchemas(NamedTuple):
-    """API name → the ``properties`` of its parameters (what the comparison needs of specs)."""
-
-    properties: Mapping[str, Mapping[str, Any]]
-
-    @classmethod
-    def from_specs(cls, specs: Mapping[str, Any]) -> ApiSchemas:
-        properties: dict[str, Mapping[str, Any]] = {}
-        for name, spec in specs.items():
-            parameters = spec.get("parameters") if isinstance(spec, dict) else None
-            props = parameters.get("properties") if isinstance(parameters, dict) else None
-            properties[name] = props if isinstance(props, dict) else {}
-        return cls(properties)
+Specs = Mapping[str, Spec]  # API name -> spec: the parameter schemas the comparison reads
 
 
 class CallCheck(NamedTuple):
@@ -68,27 +58,20 @@ class Verdict(NamedTuple):
 # ----------------------------------------------------------------------------- checkpoints
 
 
-def alternatives(answer: Mapping[str, Any]) -> list[Sequence[Mapping[str, Any]]]:
-    """The acceptable call lists of a calls answer (one, or each ``one_of`` alternative)."""
-    if "calls" in answer:
-        return [answer["calls"]]
-    return [alternative["calls"] for alternative in answer.get("one_of", [])]
-
-
-def score_checkpoint(answer: Mapping[str, Any], parsed: Parsed, schemas: ApiSchemas, lang: str | None = None) -> Verdict:
-    """The verdict for one checkpoint: ``answer`` from the case, ``parsed`` from the model."""
-    if "special" in answer:
-        return _score_special(answer, parsed, lang)
-    options = alternatives(answer)
+def score_checkpoint(checkpoint: Checkpoint, parsed: Parsed, specs: Specs, lang: str | None = None) -> Verdict:
+    """The verdict for one checkpoint: ``checkpoint`` from the case, ``parsed`` from the model."""
+    if checkpoint.special is not None:
+        return _score_special(checkpoint.answer, parsed, lang)
+    options = checkpoint.alternatives
     if parsed.kind == "format" or parsed.kind == "hedged":
-        return Verdict(False, parsed.kind, parsed.error, *missed_counts(options[0]))
+        return Verdict(False, parsed.kind, parsed.error, *missed_counts(options[0].calls))
     if parsed.kind == "special":
         special = parsed.special
         kind = special.kind if special else "special"
-        return Verdict(False, "wrong_call_count", f"gave a special answer ({kind}) where calls were expected", *missed_counts(options[0]))
+        return Verdict(False, "wrong_call_count", f"gave a special answer ({kind}) where calls were expected", *missed_counts(options[0].calls))
     best: tuple[tuple[bool, float], Verdict] | None = None
-    for calls in options:
-        verdict, weight = score_calls(calls, parsed.calls, schemas, lang)
+    for alternative in options:
+        verdict, weight = score_calls(alternative.calls, parsed.calls, specs, lang)
         key = (verdict.correct, weight)
         if best is None or key > best[0]:
             best = (key, verdict)
@@ -115,9 +98,9 @@ def _score_special(answer: Mapping[str, Any], parsed: Parsed, lang: str | None) 
     return Verdict(True, detected=True, corrected=True)
 
 
-def missed_counts(calls: Sequence[Mapping[str, Any]]) -> tuple[Counts, Counts]:
+def missed_counts(calls: Sequence[records.Call]) -> tuple[Counts, Counts]:
     """API and parameter counts when none of the expected calls was made."""
-    return (0, 0, len(calls)), (0, 0, sum(_countable(call.get("args") or {}) for call in calls))
+    return (0, 0, len(calls)), (0, 0, sum(_countable(call.args) for call in calls))
 
 
 def _countable(args: Mapping[str, Any]) -> int:
@@ -127,13 +110,11 @@ def _countable(args: Mapping[str, Any]) -> int:
 # ----------------------------------------------------------------------------- call lists
 
 
-def score_calls(
-    expected: Sequence[Mapping[str, Any]], actual: Sequence[Call], schemas: ApiSchemas, lang: str | None = None
-) -> tuple[Verdict, float]:
+def score_calls(expected: Sequence[records.Call], actual: Sequence[Call], specs: Specs, lang: str | None = None) -> tuple[Verdict, float]:
     """Verdict and assignment weight of one alternative against the model's calls."""
     n_expected, n_actual = len(expected), len(actual)
     if n_expected == 1 and n_actual == 1:  # the common case, without assignment bookkeeping
-        check = compare_call(expected[0], actual[0], schemas, lang)
+        check = compare_call(expected[0], actual[0], specs, lang)
         if check.error is None:
             return Verdict(True, api=(1, 0, 0), params=(check.tp, check.fp, check.fn)), _weight(check)
         if check.error == "wrong_api":
@@ -143,7 +124,7 @@ def score_calls(
     if n_expected == 0 or n_actual == 0:
         pairs, checks, weight = [], [], 0.0
     else:
-        checks = [[compare_call(e, a, schemas, lang) for a in actual] for e in expected]
+        checks = [[compare_call(e, a, specs, lang) for a in actual] for e in expected]
         pairs = max_weight_assignment([[_weight(c) for c in row] for row in checks])
         weight = sum(_weight(checks[i][j]) for i, j in pairs)
     tp = fp = fn = 0
@@ -160,7 +141,7 @@ def score_calls(
             rank = (CALL_ERROR_RANK[check.error], i)
             if worst is None or rank < worst[:2]:
                 worst = (*rank, check)
-    fn += sum(_countable(expected[i].get("args") or {}) for i in range(n_expected) if i not in paired_expected)
+    fn += sum(_countable(expected[i].args) for i in range(n_expected) if i not in paired_expected)
     fp += sum(len(actual[j].args) for j in range(n_actual) if j not in paired_actual)
     params = (tp, fp, fn)
     weight -= RIGHT_CALL_WEIGHT * abs(n_expected - n_actual)  # a missing or extra call costs a whole right call
@@ -175,13 +156,13 @@ def score_calls(
     return Verdict(True, api=api_counts, params=params), weight
 
 
-def _api_counts(expected: Sequence[Mapping[str, Any]], actual: Sequence[Call]) -> Counts:
+def _api_counts(expected: Sequence[records.Call], actual: Sequence[Call]) -> Counts:
     """Multiset overlap of API names (the basis of API-F1)."""
     if len(expected) == 1 and len(actual) == 1:
-        return (1, 0, 0) if expected[0].get("api") == actual[0].api else (0, 1, 1)
-    wanted: dict[Any, int] = {}
+        return (1, 0, 0) if expected[0].api == actual[0].api else (0, 1, 1)
+    wanted: dict[str, int] = {}
     for expected_call in expected:
-        wanted[expected_call.get("api")] = wanted.get(expected_call.get("api"), 0) + 1
+        wanted[expected_call.api] = wanted.get(expected_call.api, 0) + 1
     tp = 0
     for call in actual:
         if wanted.get(call.api, 0) > 0:
@@ -205,12 +186,13 @@ def _weight(check: CallCheck) -> float:
 # ----------------------------------------------------------------------------- one call
 
 
-def compare_call(expected: Mapping[str, Any], actual: Call, schemas: ApiSchemas, lang: str | None = None) -> CallCheck:
-    api = expected.get("api")
-    wanted: Mapping[str, Any] = expected.get("args") or {}
+def compare_call(expected: records.Call, actual: Call, specs: Specs, lang: str | None = None) -> CallCheck:
+    api = expected.api
+    wanted = expected.args
     if actual.api != api:
         return CallCheck("wrong_api", f"called {_short(actual.api)}, expected {api}", 0, len(actual.args), _countable(wanted))
-    properties = schemas.properties.get(api)
+    spec = specs.get(api)
+    properties = spec.properties if spec is not None else None
     given = actual.args
     tp = fp = fn = 0
     errors: list[tuple[int, str, str]] = []

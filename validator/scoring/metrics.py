@@ -21,11 +21,13 @@ from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
+from validator.corpus.categories import FAMILIES, family
+from validator.corpus.langs import LANGS
 from validator.scoring.bootstrap import accuracy_interval, mean_interval, weighted_interval
-from validator.scoring.match import alternatives, missed_counts
+from validator.scoring.match import missed_counts
 from validator.scoring.scorer import Scored, UnitResult
 from validator.scoring.taxonomy import CODES
-from validator.scoring.units import FAMILIES, LANGS, Units, family
+from validator.scoring.units import Units
 
 REPORT_VERSION = 1
 
@@ -131,10 +133,10 @@ def special(results: Sequence[UnitResult], units: Units) -> dict[str, Any] | Non
     answers = {(u.id, u.lang): u.checkpoints for u in units.cases}
     per_kind: dict[str, list[int]] = {}  # kind -> [detected, corrected, n]
     for result in results:
-        for answer, verdict in zip(answers.get((result.id, result.lang), ()), result.checkpoints):
-            if "special" not in answer:
+        for checkpoint, verdict in zip(answers.get((result.id, result.lang), ()), result.checkpoints, strict=True):
+            if checkpoint.special is None:
                 continue
-            slot = per_kind.setdefault(str(answer["special"]), [0, 0, 0])
+            slot = per_kind.setdefault(checkpoint.special.kind, [0, 0, 0])
             slot[0] += bool(verdict is not None and verdict.detected)
             slot[1] += bool(verdict is not None and verdict.corrected)
             slot[2] += 1
@@ -172,10 +174,10 @@ def f1(results: Sequence[UnitResult], units: Units) -> dict[str, Any]:
     api = [0, 0, 0]
     params = [0, 0, 0]
     for result in results:
-        for answer, verdict in zip(answers.get((result.id, result.lang), ()), result.checkpoints):
-            if "special" in answer:
+        for checkpoint, verdict in zip(answers.get((result.id, result.lang), ()), result.checkpoints, strict=True):
+            if checkpoint.special is not None:
                 continue
-            api_counts, param_counts = missed_counts(alternatives(answer)[0]) if verdict is None else (verdict.api, verdict.params)
+            api_counts, param_counts = missed_counts(checkpoint.first) if verdict is None else (verdict.api, verdict.params)
             _add(api, api_counts)
             _add(params, param_counts)
     return {"api": _f1(*api), "parameter": _f1(*params)}

@@ -46,7 +46,8 @@ from validator.scoring.literals import (
     has_surrogates,
     literal,
 )
-from validator.scoring.special import Marker, Special, describe as describe_special, find_markers
+from validator.scoring.special import Marker, Special, find_markers
+from validator.scoring.special import describe as describe_special
 
 MAX_OUTPUT_CHARS = 1 << 20  # 1 Mi characters; real answers are well under 10 KiB
 MAX_CALLS = 64
@@ -205,8 +206,8 @@ def makes_calls(text: str) -> bool:
         if tried > MAX_CALLS or _parses_as_calls(unfence(text[fence : closing + 3])):
             return True
         fence = text.find("```", closing + 3)
-    for line in text.split("\n"):
-        line = line.strip()
+    for raw_line in text.split("\n"):
+        line = raw_line.strip()
         if not _call_shaped(line):
             continue
         tried += 1
@@ -218,7 +219,7 @@ def makes_calls(text: str) -> bool:
 def _call_shaped(line: str) -> bool:
     if len(line) < 3:
         return False
-    if line[0] == "[" and line[-1] == "]" or line[0] == "{" and line[-1] == "}":
+    if (line[0] == "[" and line[-1] == "]") or (line[0] == "{" and line[-1] == "}"):
         return True
     opening = line.find("(")
     return opening > 0 and line[-1] == ")" and line[:opening].isidentifier()

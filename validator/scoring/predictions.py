@@ -1,5 +1,9 @@
 """Reading a predictions file (JSON Lines) into records keyed by (id, lang, step).
 
+A record's key is read by ``schemas/predictions.schema.json`` (``$defs/key``): an id, a
+language, and a step — the checkpoint's index among a case's expect turns, 0 for a scenario's
+run, 0 when absent. ``callbank run`` writes records by the same schema and the same key.
+
 The file's own problems — a line that is not JSON, a record without an id, a duplicate — are
 collected as messages with their line number; they never stop the reading. What a model
 answered (``output``, ``tool_calls``, ``calls``) is not judged here: a malformed answer is the
@@ -9,13 +13,18 @@ model's format error, scored later.
 from __future__ import annotations
 
 import json
+from collections.abc import Mapping
+from functools import cache
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from validator.errors import UserError
+import jsonschema_rs
 
-LANGS = ("en", "zh")
-Key = tuple[str, str, int]  # (id, lang, step); step 0 when absent
+from validator.errors import UserError
+from validator.schemas import load_predictions_schema
+
+Key = tuple[str, str, int]  # (id, lang, step)
+SCENARIO_STEP = 0  # a scenario's one record per language
 
 
 class Prediction(NamedTuple):
@@ -26,6 +35,27 @@ class Prediction(NamedTuple):
 class Predictions(NamedTuple):
     records: dict[Key, Prediction]
     problems: list[str]  # "line 3: …" messages about the file itself
+
+
+@cache
+def _key_validator() -> Any:
+    return jsonschema_rs.validator_for(load_predictions_schema()["$defs"]["key"])
+
+
+@cache
+def record_validator() -> Any:
+    """The validator of a whole record, as ``callbank run`` writes them."""
+    return jsonschema_rs.validator_for(load_predictions_schema())
+
+
+def record_key(record: Mapping[str, Any]) -> Key | None:
+    """The key of a record, or None when the record has no valid key."""
+    step = record.get("step")
+    if step is None:  # absent; null, as early versions wrote for scenarios, reads as 0 too
+        record = {**record, "step": 0}
+    if not _key_validator().is_valid(dict(record)):
+        return None
+    return (record["id"], record["lang"], record["step"])
 
 
 def read_predictions(path: Path) -> Predictions:
@@ -55,7 +85,7 @@ def parse_predictions(raw: bytes) -> Predictions:
             problems.append(f"line {number}: {problem}")
             continue
         assert record is not None
-        key = (record["id"], record["lang"], record.get("step", 0))
+        key = (record["id"], record["lang"], record["step"])
         if key in records:
             first = records[key].line
             shown = f"{key[0]} ({key[1]}, step {key[2]})"
@@ -72,19 +102,28 @@ def _record(text: str) -> tuple[dict[str, Any] | None, str | None]:
         return None, f"not valid JSON ({_reason(error)})"
     if not isinstance(record, dict):
         return None, "a record is a JSON object with at least \"id\" and \"lang\""
-    identifier = record.get("id")
-    if not isinstance(identifier, str) or not identifier:
-        return None, "the record has no \"id\" string"
-    if _surrogates(identifier):
+    identifier: Any = record.get("id")
+    if isinstance(identifier, str) and _surrogates(identifier):
         return None, "the record's \"id\" is not valid UTF-8"
-    if record.get("lang") not in LANGS:
+    if record.get("step") is None:
+        record["step"] = 0
+    fields = {_field(error) for error in _key_validator().iter_errors(record)}
+    if "id" in fields:
+        return None, "the record has no \"id\" string"
+    if "lang" in fields:
         return None, f"record {identifier[:60]!r}: \"lang\" must be \"en\" or \"zh\", not {str(record.get('lang'))[:20]!r}"
-    step = record.get("step", 0)
-    if step is None:
-        record["step"] = step = 0
-    if isinstance(step, bool) or not isinstance(step, int) or step < 0:
+    if fields:
         return None, f"record {identifier[:60]!r}: \"step\" must be a non-negative integer"
     return record, None
+
+
+def _field(error: Any) -> str:
+    """The key field a schema error is about: where it is, or the property it misses."""
+    path = list(error.instance_path)
+    if path:
+        return str(path[0])
+    message = str(error.message)
+    return message.split('"')[1] if message.startswith('"') else message
 
 
 def _reason(error: Exception) -> str:

@@ -22,13 +22,15 @@ read like a normal answer; having searched for nothing, any call it makes is not
 
 from __future__ import annotations
 
-import importlib
 import json
 from collections.abc import Mapping
 from typing import Any, Protocol
 
+from validator.corpus.index import Corpus
+from validator.corpus.records import Checkpoint
+from validator.sandbox.replay import runtime_of
 from validator.scoring.literals import FormatError
-from validator.scoring.match import ApiSchemas, Verdict, score_checkpoint
+from validator.scoring.match import Specs, Verdict, score_checkpoint
 from validator.scoring.parse import Call, Parsed, calls_from_json, format_error, parse_prediction
 from validator.toolsearch import SEARCH_API, found_names
 
@@ -62,14 +64,9 @@ class RuntimeSearcher:
         return self._cache[key]
 
 
-def load_searcher(repo: Any) -> Searcher | None:
-    """The catalog search of repo's sandboxes, or None when no loaded sandbox implements it
-    (or the sandbox runtime is not available)."""
-    try:
-        module = importlib.import_module("validator.sandbox.replay")
-    except ImportError:
-        return None
-    runtime = module.runtime_of(repo)
+def load_searcher(corpus: Corpus) -> Searcher | None:
+    """The catalog search of the corpus's sandboxes, or None when no loaded sandbox implements it."""
+    runtime = runtime_of(corpus)
     sandbox = runtime.sandbox_of(SEARCH_API)
     return RuntimeSearcher(runtime, sandbox) if sandbox is not None else None
 
@@ -90,11 +87,11 @@ def episode_calls(record: Mapping[str, Any]) -> Parsed:
         return format_error(str(error))
 
 
-def score_retrieval(answer: Mapping[str, Any], record: Mapping[str, Any], schemas: ApiSchemas, lang: str, searcher: Searcher) -> Verdict:
+def score_retrieval(checkpoint: Checkpoint, record: Mapping[str, Any], specs: Specs, lang: str, searcher: Searcher) -> Verdict:
     """The verdict for one retrieval checkpoint (see the module docstring)."""
     parsed = episode_calls(record)
     if parsed.kind != "calls":
-        return score_checkpoint(answer, parsed, schemas, lang)
+        return score_checkpoint(checkpoint, parsed, specs, lang)
     found: set[str] = set()
     queries: list[str] = []
     retrieved: list[Call] = []
@@ -107,7 +104,7 @@ def score_retrieval(answer: Mapping[str, Any], record: Mapping[str, Any], schema
             retrieved.append(call)
         else:
             missed.append(call)
-    verdict = score_checkpoint(answer, Parsed("calls", tuple(retrieved)), schemas, lang)
+    verdict = score_checkpoint(checkpoint, Parsed("calls", tuple(retrieved)), specs, lang)
     if not missed:
         return verdict
     names = ", ".join(dict.fromkeys(call.api for call in missed))

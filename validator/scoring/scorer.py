@@ -11,9 +11,9 @@ from __future__ import annotations
 from typing import NamedTuple
 
 from validator.scoring.agent import AgentVerdict, ReferenceCache, Replayer, score_scenario
-from validator.scoring.match import Verdict, score_checkpoint
+from validator.scoring.match import Specs, Verdict, score_checkpoint
 from validator.scoring.parse import parse_prediction
-from validator.scoring.predictions import Key, Predictions
+from validator.scoring.predictions import Key, Prediction, Predictions
 from validator.scoring.retrieval import Searcher, score_retrieval
 from validator.scoring.units import CaseUnit, ScenarioUnit, Units
 from validator.toolsearch import is_retrieval
@@ -40,7 +40,7 @@ class Scored(NamedTuple):
     notes: list[str]  # what could not be scored and why
 
 
-def score_units(units: Units, predictions: Predictions, replayer: Replayer | None = None, searcher: Searcher | None = None) -> Scored:
+def score_units(units: Units, predictions: Predictions, specs: Specs, replayer: Replayer | None = None, searcher: Searcher | None = None) -> Scored:
     records = predictions.records
     used: set[Key] = set()
     results: list[UnitResult] = []
@@ -52,7 +52,7 @@ def score_units(units: Units, predictions: Predictions, replayer: Replayer | Non
             unsearchable += 1
             used.update((unit.id, unit.lang, step) for step in range(len(unit.checkpoints)))
             continue
-        result = _score_case(unit, units, records, used, missing, searcher)
+        result = _score_case(unit, specs, records, used, missing, searcher)
         results.append(result)
     if unsearchable:
         notes.append(
@@ -96,10 +96,10 @@ def _line_of(message: str) -> int:
     return int(head[5:]) if head.startswith("line ") and head[5:].isdigit() else 0
 
 
-def _score_case(unit: CaseUnit, units: Units, records: dict, used: set[Key], missing: list[Key], searcher: Searcher | None) -> UnitResult:
+def _score_case(unit: CaseUnit, specs: Specs, records: dict[Key, Prediction], used: set[Key], missing: list[Key], searcher: Searcher | None) -> UnitResult:
     verdicts: list[Verdict | None] = []
     first_wrong: tuple[int, Verdict | None] | None = None
-    for step, answer in enumerate(unit.checkpoints):
+    for step, checkpoint in enumerate(unit.checkpoints):
         key = (unit.id, unit.lang, step)
         prediction = records.get(key)
         if prediction is None:
@@ -110,30 +110,30 @@ def _score_case(unit: CaseUnit, units: Units, records: dict, used: set[Key], mis
             continue
         used.add(key)
         if searcher is not None and is_retrieval(unit.category):
-            verdict = score_retrieval(answer, prediction.record, units.schemas, unit.lang, searcher)
+            verdict = score_retrieval(checkpoint, prediction.record, specs, unit.lang, searcher)
         else:
-            verdict = score_checkpoint(answer, parse_prediction(prediction.record), units.schemas, unit.lang)
+            verdict = score_checkpoint(checkpoint, parse_prediction(prediction.record), specs, unit.lang)
         verdicts.append(verdict)
         if not verdict.correct and first_wrong is None:
             first_wrong = (step, verdict)
     is_missing = any(v is None for v in verdicts)
     if first_wrong is None:
         return UnitResult(unit.id, unit.lang, unit.category, True, None, "", None, False, tuple(verdicts))
-    step, verdict = first_wrong
-    if verdict is None:
+    step, wrong = first_wrong
+    if wrong is None:
         return UnitResult(unit.id, unit.lang, unit.category, False, None, "no prediction", step, True, tuple(verdicts))
-    return UnitResult(unit.id, unit.lang, unit.category, False, verdict.error, verdict.detail, step, is_missing, tuple(verdicts))
+    return UnitResult(unit.id, unit.lang, unit.category, False, wrong.error, wrong.detail, step, is_missing, tuple(verdicts))
 
 
 def _score_scenario(
-    unit: ScenarioUnit, records: dict, used: set[Key], missing: list[Key], replayer: Replayer, cache: ReferenceCache
+    unit: ScenarioUnit, records: dict[Key, Prediction], used: set[Key], missing: list[Key], replayer: Replayer, cache: ReferenceCache
 ) -> UnitResult:
     key = (unit.id, unit.lang, 0)
     prediction = records.get(key)
-    total = len(unit.scenario.get("milestones") or [])
+    total = len(unit.scenario.milestones)
     if prediction is None:
         missing.append(key)
         return UnitResult(unit.id, unit.lang, unit.category, False, None, "no prediction", None, True, agent=AgentVerdict(False, None, "", 0, total))
     used.add(key)
-    verdict = score_scenario(unit.scenario, prediction.record, unit.lang, replayer, cache)
+    verdict = score_scenario(unit.scenario.data, prediction.record, unit.lang, replayer, cache)
     return UnitResult(unit.id, unit.lang, unit.category, verdict.correct, verdict.error, verdict.detail, None, False, agent=verdict)

@@ -387,7 +387,7 @@ def same_value(expected: Any, actual: Any, lang: str | None = None) -> bool:
         return actual is None or (isinstance(actual, str) and fold_free_text(actual) in _NULL)
     if isinstance(expected, list):
         return isinstance(actual, list) and len(actual) == len(expected) and all(
-            same_value(e, a, lang) for e, a in zip(expected, actual)
+            same_value(e, a, lang) for e, a in zip(expected, actual, strict=True)
         )
     if isinstance(expected, dict):
         return isinstance(actual, dict) and actual.keys() == expected.keys() and all(

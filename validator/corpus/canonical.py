@@ -15,3 +15,12 @@ def canonical_json(value: Any) -> str:
 def sha256_of(value: Any) -> str:
     """``sha256:<hex>`` of the canonical JSON of value (UTF-8)."""
     return "sha256:" + hashlib.sha256(canonical_json(value).encode("utf-8")).hexdigest()
+
+
+def content_hash(data: Any) -> str:
+    """The content hash of a case or scenario (its document's data): what review records pin.
+
+    The review queue records it when judges vote and when a human accepts an item; the review
+    gate compares it with the hash of the item as it is now.
+    """
+    return sha256_of(data)

@@ -1,0 +1,61 @@
+"""Scoring a predictions file against a corpus: what `callbank score` and a built dataset's
+``score.py`` both run.
+
+Exit status: 0 when the predictions file is clean, 1 when it has problems (malformed lines,
+unknown ids or steps, duplicates — the report is still written). Missing predictions are
+counted wrong and listed; they do not change the status. A corpus with unreadable or
+schema-breaking files is refused (UserError): its records do not exist, so nothing about it
+could be scored truthfully.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Sequence
+from pathlib import Path
+
+from validator.corpus.index import Corpus
+from validator.corpus.langs import LANGS
+from validator.errors import UserError
+from validator.scoring.agent import Replayer, load_replayer
+from validator.scoring.metrics import build_report
+from validator.scoring.predictions import read_predictions
+from validator.scoring.report import REPORTERS
+from validator.scoring.retrieval import load_searcher
+from validator.scoring.scorer import score_units
+from validator.scoring.units import collect_units
+from validator.toolsearch import is_retrieval
+
+DEFAULT_REPLAYER = "default"
+
+
+def score_predictions(
+    predictions: Path,
+    *,
+    root: Path,
+    output_format: str = "text",
+    out: Path | None = None,
+    langs: Sequence[str] = LANGS,
+    categories: Sequence[str] = (),
+    replayer: Replayer | str | None = DEFAULT_REPLAYER,
+) -> int:
+    """Score predictions against the corpus under root; write the report; the exit status."""
+    read = read_predictions(predictions)
+    corpus = Corpus.load_benchmark(root, "score")
+    units = collect_units(corpus, langs=langs, categories=categories)
+    if not units.cases and not units.scenarios:
+        raise UserError(f"no case or scenario under {root} matches the selection")
+    if replayer == DEFAULT_REPLAYER:
+        replayer = load_replayer(corpus) if units.scenarios else None
+    searcher = load_searcher(corpus) if any(is_retrieval(unit.category) for unit in units.cases) else None
+    scored = score_units(units, read, corpus.specs, replayer if not isinstance(replayer, str) else None, searcher)
+    report = build_report(scored, units)
+    text = REPORTERS[output_format](report)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            Path(out).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise UserError(f"cannot write {out}: {error.strerror}") from None
+    return 1 if report["problems"] else 0
