@@ -4,7 +4,7 @@ Three stages share it (``validator.rules.registry``): ``check`` — every file, 
 processes above ``PARALLEL_THRESHOLD`` files, then, when the whole corpus is checked, the rules
 that compare items with one another (``"corpus"`` rules: near-duplicate cases); ``exec`` — the execution rules over a loaded
 corpus, in this process (the sandbox guard and time limit need the main thread); ``review`` —
-the publishing gate's rules. ``--select``/``--ignore`` choose the rules first; then, per file, a
+the publishing gate's rules (and ``publish``, the ones only `callbank publish` applies). ``--select``/``--ignore`` choose the rules first; then, per file, a
 specific finding replaces the generic schema violation (SCH010) at its place or above it.
 """
 
@@ -268,8 +268,10 @@ def execute(corpus: Corpus, select: Sequence[str] = (), ignore: Sequence[str] = 
     return sorted(set(found), key=lambda d: d.sort_key)
 
 
-def review(corpus: Corpus, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Diagnostic]:
-    """Every finding of the review gate's rules (REV), sorted by place."""
-    rules = RuleSet(stage_rules("review", select_codes(tuple(select), tuple(ignore))))
+def review(corpus: Corpus, select: Sequence[str] = (), ignore: Sequence[str] = (), stages: Sequence[str] = ("review",)) -> list[Diagnostic]:
+    """Every finding of the review gate's rules (REV) of the given stages — ``review`` (what
+    blocks `build` and `publish`), ``publish`` (what blocks only `publish`) — sorted by place."""
+    wanted = select_codes(tuple(select), tuple(ignore))
+    rules = RuleSet([rule for stage in stages for rule in stage_rules(stage, wanted)])
     found = [d for loaded in corpus.loaded() for d in check_file(corpus, loaded, rules)]
     return sorted(found, key=lambda d: d.sort_key)

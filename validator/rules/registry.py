@@ -29,7 +29,7 @@ from typing import Any, NamedTuple
 from validator.diagnostics import Finding
 from validator.loading import CORPUS_KINDS
 
-STAGES = ("check", "exec", "review")
+STAGES = ("check", "exec", "review", "publish")  # publish: what only `callbank publish` refuses
 
 CheckFunction = Callable[[Any, Any], Iterator[Finding]]
 Target = str | type
