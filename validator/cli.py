@@ -24,6 +24,7 @@ COMMANDS: dict[str, str] = {
     "run": "validator.commands.run:run",
     "review": "validator.commands.review:review",
     "stats": "validator.commands.stats:stats",
+    "synth": "validator.commands.synth:synth",
 }
 
 

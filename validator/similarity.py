@@ -242,7 +242,8 @@ class CorpusSimilarity:
     a new candidate; ``close_texts(lang, text)`` the cases whose request is too close to a text
     (a training example, say)."""
 
-    def __init__(self, cases: Iterable[Case]) -> None:
+    def __init__(self, cases: Iterable[Case], threshold: float = TEXT_THRESHOLD) -> None:
+        self.threshold = threshold
         self.requests: dict[str, ShingleIndex] = {}
         self.sequences: dict[str, tuple[tuple[str, ...], ...]] = {}
         # (API sequence, lang) -> case id -> skeleton shingles: the blocks skeletons are compared in
@@ -254,8 +255,17 @@ class CorpusSimilarity:
                 requests.setdefault(lang, []).append((case.id, shingles(request_text(dialogue), lang)))
                 self._skeletons.setdefault((sequence, lang), {})[case.id] = shingles(skeleton(dialogue), lang)
         for lang, entries in requests.items():
-            self.requests[lang] = ShingleIndex(TEXT_THRESHOLD)
+            self.requests[lang] = ShingleIndex(threshold)
             self.requests[lang].add_many(entries)
+
+    def add(self, case: Case) -> None:
+        """Index one more case (a synthesised candidate just accepted), so later ones are compared with it too."""
+        if case.id in self.sequences:
+            raise ValueError(f"{case.id!r} is indexed already")
+        sequence = self.sequences[case.id] = api_sequence(case)
+        for lang, dialogue in case.dialogues.items():
+            self.requests.setdefault(lang, ShingleIndex(self.threshold)).add(case.id, shingles(request_text(dialogue), lang))
+            self._skeletons.setdefault((sequence, lang), {})[case.id] = shingles(skeleton(dialogue), lang)
 
     def close_texts(self, lang: str, text: str) -> list[Match]:
         """Indexed cases whose request in lang is too close to text (keys are case ids)."""

@@ -23,7 +23,7 @@ from validator.corpus.categories import selected
 from validator.corpus.params import Validators
 from validator.corpus.records import Case, Record, ReviewRecord, SandboxInfo, SandboxState, Scenario, Spec
 from validator.errors import UserError
-from validator.loading import Document, LoadProblem, discover, load_file
+from validator.loading import Document, LoadProblem, discover, load_file, load_text
 from validator.schemas import SCHEMA_FILES, SchemaSet
 
 # the kinds every command that runs or scores the benchmark needs intact
@@ -118,6 +118,28 @@ class Corpus:
             document = Document(path, kind, data, text) if text is not None else None
             loaded = self._admit(path, kind, document, tuple(problems), tuple(schema_errors))
         return loaded
+
+    def with_file(self, path: str, kind: str, text: str) -> tuple[Corpus, LoadedFile]:
+        """This corpus plus one more file, not on disk (a synthesised case being checked): a new
+        index sharing every record already loaded, so checking a candidate costs one file."""
+        view = Corpus.__new__(Corpus)
+        view.root = self.root
+        view.discovered = (*self.discovered, (path, kind))
+        view.kinds = {**self.kinds, path: kind}
+        view.schemas = self.schemas
+        view.files = dict(self.files)
+        view.specs = dict(self.specs)
+        view.cases = dict(self.cases)
+        view.scenarios = dict(self.scenarios)
+        view.states = self.states
+        view.review_records = dict(self.review_records)
+        view.validators = self.validators
+        view._spec_paths = {name: list(paths) for name, paths in self._spec_paths.items()}
+        view._id_paths = None
+        view._sandbox_names = self._sandbox_names
+        view.files.pop(path, None)
+        document, problems = load_text(text, path, kind)
+        return view, view._admit(path, kind, document, tuple(problems), None)
 
     def _admit(
         self, path: str, kind: str, document: Document | None, problems: tuple[LoadProblem, ...], schema_errors: tuple[tuple[str, str], ...] | None

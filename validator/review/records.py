@@ -119,7 +119,7 @@ def _round(record: dict[str, Any]) -> dict[str, Any]:
     return {key: record[key] for key in ROUND_KEYS if key in record}
 
 
-RECORD_ORDER = ("id", "path", "status", "content_hash", "accepted_hash", "decided_by", "votes", "reviews", "history")
+RECORD_ORDER = ("id", "path", "status", "content_hash", "accepted_hash", "decided_by", "votes", "reviews", "history", "provenance")
 
 
 def ordered(record: dict[str, Any]) -> dict[str, Any]:
@@ -146,6 +146,8 @@ def updated_record(existing: dict[str, Any] | None, item: Item, votes: list[dict
         record["status"] = "pending"
     if history:
         record["history"] = history
+    if existing is not None and "provenance" in existing:
+        record["provenance"] = existing["provenance"]  # where a synthesised item came from stays with it
     return ordered(record)
 
 
