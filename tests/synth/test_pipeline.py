@@ -1,0 +1,143 @@
+"""A batch of candidates, one of each failure among good ones, is sorted exactly (real sockets,
+the scripted OpenAI-compatible server, the real client library)."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+import yaml
+
+from tests.support.openai_server import OpenAIServer, by_model, scripted
+from tests.synth.helpers import GENERATOR, MODELS, SIMULATOR, config_file, repository, simulator_by_request, weather_call, weather_draft
+from validator.engine import validate
+from validator.synth.config import load_config
+from validator.synth.pipeline import SynthOptions, run_synth
+
+GOOD_1 = ("Is it going to rain in Hangzhou over the next two days? I'm planning a hike.", "我打算去爬山，杭州这两天会下雨吗？")
+GOOD_2 = ("Could you pull up a two-day forecast for Hangzhou before my trip?", "出差前帮我查一下杭州未来两天的天气预报。")
+SANDBOX_REJECTS = ("How's the weather in Atlantis for the next two days?", "亚特兰蒂斯接下来两天天气怎么样？")
+DISAGREES = ("What's the weather in Hangzhou like this weekend, two days of it?", "杭州这个周末两天的天气如何？")
+RULE_BREAK = ("Tell me the Hangzhou forecast for two days, I'm packing a bag.", "Tell me the Hangzhou forecast for two days please.")
+DUPLICATE = ("What will the weather be like in Hangzhou for the next three days?", "杭州接下来三天天气怎么样？")
+
+BATCH = [
+    weather_draft(*GOOD_1),
+    "Sure! Here is the case: get_weather(city='Hangzhou')",  # not JSON
+    weather_draft(*SANDBOX_REJECTS, city_en="Atlantis", city_zh="亚特兰蒂斯"),
+    weather_draft(*DISAGREES),
+    weather_draft(*RULE_BREAK, city_zh="Hangzhou"),
+    weather_draft(*DUPLICATE, days=3),
+    weather_draft(*GOOD_2),
+]
+SIMULATOR_ANSWERS = {
+    GOOD_1[0]: weather_call("Hangzhou", 2),
+    GOOD_1[1]: weather_call("杭州", 2),
+    GOOD_2[0]: weather_call("Hangzhou", 2),
+    GOOD_2[1]: weather_call("杭州", 2),
+    DISAGREES[0]: weather_call("Hangzhou", 1),  # one day, not two: the simulator reads it otherwise
+    DISAGREES[1]: weather_call("杭州", 2),
+    RULE_BREAK[0]: weather_call("Hangzhou", 2),
+    RULE_BREAK[1]: weather_call("Hangzhou", 2),
+    DUPLICATE[0]: weather_call("Hangzhou", 3),
+    DUPLICATE[1]: weather_call("杭州", 3),
+}
+EXPECTED = [
+    ("accepted", None, None),
+    ("rejected", "generate", "invalid_json"),
+    ("rejected", "execute", "api_error"),
+    ("rejected", "consistency", "simulator_disagrees"),
+    ("rejected", "check", "DLG002"),
+    ("rejected", "dedupe", "near_duplicate"),
+    ("accepted", None, None),
+]
+
+
+def run(root: Path, out: Path, config: Path, *, keep_disputed: bool = False) -> dict:
+    options = SynthOptions(root, out, "normal/single_turn/single", len(BATCH), 3, load_config(config), apis=("get_weather",), keep_disputed=keep_disputed)
+    return asyncio.run(run_synth(options))
+
+
+def logs(out: Path) -> list[dict]:
+    return [json.loads(line) for line in (out / "candidates.jsonl").read_text(encoding="utf-8").splitlines()]
+
+
+@pytest.fixture
+def server():
+    responders = {GENERATOR: scripted(*BATCH), SIMULATOR: simulator_by_request(SIMULATOR_ANSWERS)}
+    with OpenAIServer(by_model(responders), models=MODELS) as running:
+        yield running
+
+
+def test_each_bad_candidate_is_rejected_at_its_stage_with_its_reason(tmp_path: Path, server: OpenAIServer) -> None:
+    root, out = repository(tmp_path), tmp_path / "out"
+    report = run(root, out, config_file(tmp_path / "synth.yaml", server.base_url))
+
+    found = [(log["outcome"], *((log["stages"][-1]["stage"], log["stages"][-1]["reason"]) if log["outcome"] == "rejected" else (None, None))) for log in logs(out)]
+    assert found == EXPECTED
+    details = {log["stages"][-1]["reason"]: log["stages"][-1]["detail"] for log in logs(out) if log["outcome"] == "rejected"}
+    assert "not JSON" in details["invalid_json"]
+    assert "unknown_city" in details["api_error"] or "No forecast" in details["api_error"]
+    assert details["simulator_disagrees"].startswith("en step 0")
+    assert "zh side" in details["DLG002"] or "Chinese" in details["DLG002"]
+    assert "single-0001" in details["near_duplicate"]
+
+    assert report["accepted"] == 2 and report["rejected"] == 5 and report["acceptance_rate"] == round(2 / 7, 4)
+    assert report["rejections"] == {
+        "generate": {"invalid_json": 1},
+        "execute": {"api_error": 1},
+        "consistency": {"simulator_disagrees": 1},
+        "check": {"DLG002": 1},
+        "dedupe": {"near_duplicate": 1},
+    }
+    funnel = {row["stage"]: (row["entered"], row["passed"]) for row in report["funnel"]}
+    assert funnel == {"plan": (7, 7), "generate": (7, 6), "execute": (6, 5), "consistency": (5, 4), "check": (4, 3), "dedupe": (3, 2), "write": (2, 2)}
+    assert report["models"]["generator"]["asked"] == 7 and report["models"]["simulator"]["asked"] == 10
+    assert report["models"]["generator"]["prompt_tokens"] > 0
+    assert json.loads((out / "report.json").read_text(encoding="utf-8")) == report
+    assert "2 of 7 candidate(s) accepted" in (out / "report.md").read_text(encoding="utf-8")
+
+
+def test_accepted_cases_validate_in_the_repository_with_pending_records(tmp_path: Path, server: OpenAIServer) -> None:
+    root, out = repository(tmp_path), tmp_path / "out"
+    report = run(root, out, config_file(tmp_path / "synth.yaml", server.base_url))
+    assert len(report["written"]) == 2
+    assert not (root / "review").exists() and len(list((root / "dialogues").rglob("*.yaml"))) == 1  # the corpus is untouched
+    for path in report["written"]:
+        case = yaml.safe_load((out / path).read_text(encoding="utf-8"))
+        record = yaml.safe_load((out / "review" / "queue" / f"{case['id']}.yaml").read_text(encoding="utf-8"))
+        assert record["status"] == "pending" and record["votes"] == [] and record["path"] == path
+        assert record["provenance"]["generator"] == {"model": GENERATOR, "prompt_version": "generate.v1.en"}
+        assert record["provenance"]["simulator"]["model"] == SIMULATOR and record["provenance"]["seed"] == 3
+        assert record["provenance"]["consistency"] == "agreed"
+    shutil.copytree(out / "dialogues", root / "dialogues", dirs_exist_ok=True)
+    shutil.copytree(out / "review", root / "review")
+    assert validate(root) == []
+
+
+def test_keep_disputed_keeps_the_disagreement_for_review_with_the_simulators_answers(tmp_path: Path, server: OpenAIServer) -> None:
+    root, out = repository(tmp_path), tmp_path / "out"
+    report = run(root, out, config_file(tmp_path / "synth.yaml", server.base_url), keep_disputed=True)
+    assert report["accepted"] == 2 and report["disputed"] == 1
+    disputed = next(log for log in logs(out) if log["outcome"] == "disputed")
+    record = yaml.safe_load((out / "review" / "queue" / f"{disputed['case_id']}.yaml").read_text(encoding="utf-8"))
+    assert record["status"] == "pending" and record["provenance"]["consistency"] == "disputed"
+    wrong = [answer for answer in record["provenance"]["simulator_answers"] if not answer["correct"]]
+    assert [(a["lang"], a["step"], a["error"]) for a in wrong] == [("en", 0, "wrong_value")]
+    assert '"days": 1' in wrong[0]["answer"]["tool_calls"][0]["function"]["arguments"]
+
+
+def test_a_second_run_over_the_same_folder_asks_nothing_and_writes_the_same_files(tmp_path: Path, server: OpenAIServer) -> None:
+    root, out = repository(tmp_path), tmp_path / "out"
+    config = config_file(tmp_path / "synth.yaml", server.base_url)
+    first = run(root, out, config)
+    files = {p: p.read_bytes() for p in (out / "dialogues").rglob("*.yaml")} | {p: p.read_bytes() for p in (out / "review").rglob("*.yaml")}
+    asked = server.count("/v1/chat/completions")
+    second = run(root, out, config)
+    assert server.count("/v1/chat/completions") == asked
+    assert second["models"]["generator"] == {**first["models"]["generator"], "asked": 0, "cached": 7, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0, "mean_latency_s": 0.0}
+    assert second["written"] == first["written"]
+    assert {p: p.read_bytes() for p in files} == files
