@@ -83,22 +83,28 @@ class Asker:
     def key(self, role: str, prompt_version: str, recipe: str, question: str) -> AnswerKey:
         return AnswerKey(role, self.models[role].model, prompt_version, recipe, question)
 
-    async def ask(self, key: AnswerKey, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None, sample: int = 0) -> Answer:
+    async def ask(self, key: AnswerKey, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None, seed: int | None = None, sample: int = 0) -> Answer:
         """The answer to one question: from the cache, else from the role's endpoint (then cached).
-        sample > 0 asks for another sample of the same question (another seed)."""
+
+        seed overrides the role's seed (each candidate asks with its own, so a generator at a
+        fixed temperature still writes different cases); sample > 0 asks for another sample of
+        the same question (the seed moved by sample, the temperature at least 0.7)."""
         totals = self.totals[key.role]
         found = self.cache.get(key)
         if found is not None:
             totals.cached += 1
             return Answer(found.get("content"), list(found.get("tool_calls") or []), found.get("usage") or {}, True)
         client = self._client(key.role)
-        if sample:
-            base = client.config.seed or 0
-            client = ChatClient(replace(client.config, seed=base + sample, temperature=max(client.config.temperature, 0.7)), client.api_key)
+        if seed is not None or sample:
+            config = client.config
+            config = replace(config, seed=(config.seed if seed is None else seed) or 0)
+            if sample:
+                config = replace(config, seed=(config.seed or 0) + sample, temperature=max(config.temperature, 0.7))
+            client = ChatClient(config, client.api_key)
         try:
             result = await client.chat(messages, tools=tools)
         finally:
-            if sample:
+            if client is not self.clients[key.role]:
                 await client.close()
         usage = dict(result.usage)
         totals.asked += 1

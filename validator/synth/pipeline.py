@@ -101,6 +101,10 @@ class Pipeline:
         self.syntax = options.config.simulator.syntax
         self.simulator_prompt = f"run.{PROMPT_VERSION}.{self.syntax}" + (f"+search.w{options.config.search.width}" if options.search else "")
 
+    def generator_seed(self, recipe: Recipe) -> int:
+        """Each candidate's own seed: recipes of one category can share a prompt word for word."""
+        return (self.options.config.generator.seed or 0) + recipe.seed * 100_000 + recipe.index
+
     def deduper(self, planned: set[str]) -> Deduper:
         """The corpus's cases and the cases earlier runs wrote to --out (not this run's own)."""
         earlier: list[Case] = []
@@ -128,7 +132,8 @@ class Pipeline:
         """Run one candidate through the stages; Rejected leaves at the stage that refused it."""
         log.passed("plan", 0.0)
         log.started = time.perf_counter()
-        answer = await self.asker.ask(self.asker.key("generator", self.prompt.name + "." + self.prompt.lang, recipe.key, "draft"), generate.messages(recipe, self.specs, self.prompt))
+        key = self.asker.key("generator", self.prompt.name + "." + self.prompt.lang, recipe.key, "draft")
+        answer = await self.asker.ask(key, generate.messages(recipe, self.specs, self.prompt), seed=self.generator_seed(recipe))
         started = log.started = time.perf_counter()
         draft = generate.draft_from_reply(recipe, answer.content)
         log.passed("generate", time.perf_counter() - started, cached=answer.cached)
