@@ -56,6 +56,7 @@ def endpoint_config(model: ModelConfig, seed: int | None = None) -> EndpointConf
         temperature=model.temperature,
         max_tokens=model.max_tokens,
         timeout=model.timeout,
+        max_retries=model.max_retries,
         seed=model.seed if seed is None else seed,
     )
 

@@ -3,7 +3,7 @@
 Shape (every key but the two models optional)::
 
     generator: {base_url: ..., model: ..., api_key_env: ..., temperature: 0.7, seed: 1, lang: en,
-                max_tokens: 2048, timeout: 120}
+                max_tokens: 2048, timeout: 120, max_retries: 4}
     simulator: {base_url: ..., model: ..., syntax: tool_calls}
     dedupe_threshold: 0.5       # Jaccard of character shingles at which a request is a near-duplicate
     search: {width: 3, budget: 24}   # used only with --search
@@ -24,7 +24,7 @@ import yaml
 from validator.errors import UserError
 from validator.similarity import TEXT_THRESHOLD
 
-ENDPOINT_KEYS = frozenset({"base_url", "model", "api_key_env", "temperature", "seed", "lang", "max_tokens", "timeout", "syntax"})
+ENDPOINT_KEYS = frozenset({"base_url", "model", "api_key_env", "temperature", "seed", "lang", "max_tokens", "timeout", "max_retries", "syntax"})
 TOP_KEYS = frozenset({"generator", "simulator", "dedupe_threshold", "search"})
 SYNTAXES = ("tool_calls", "json", "python")
 
@@ -40,6 +40,7 @@ class ModelConfig:
     lang: str = "en"  # the language of the generator's instructions (it always writes both)
     max_tokens: int = 2048
     timeout: float = 120.0
+    max_retries: int = 4  # retries of a transient failure (connection, 429, 5xx) before the run stops
     syntax: str = "tool_calls"  # how the simulator is asked to answer (the `run` harness's syntaxes)
 
 
@@ -92,6 +93,8 @@ def _model(path: Path, role: str, entry: Any) -> ModelConfig:
         fields["max_tokens"] = _number(path, f"{role}.max_tokens", entry["max_tokens"], int, 1)
     if "timeout" in entry:
         fields["timeout"] = _number(path, f"{role}.timeout", entry["timeout"], float, 0.1)
+    if "max_retries" in entry:
+        fields["max_retries"] = _number(path, f"{role}.max_retries", entry["max_retries"], int, 0, 20)
     if "lang" in entry:
         if entry["lang"] not in ("en", "zh"):
             raise _fail(path, f"{role}.lang", f"must be en or zh, got {entry['lang']!r}")
