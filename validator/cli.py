@@ -16,6 +16,7 @@ from validator import __version__
 COMMANDS: dict[str, str] = {
     "check": "validator.commands.check:check",
     "exec": "validator.commands.exec:exec_",
+    "export": "validator.commands.export:export",
     "rules": "validator.commands.rules:rules",
     "validate": "validator.commands.validate:validate",
     "build": "validator.commands.build:build",
