@@ -25,7 +25,10 @@ How it stays fast
     integration at every start. Skeletons need no LSH: two skeletons are compared only when
     their cases have the same API sequence, which is an exact blocking key — the largest block
     (the irrelevant cases) holds 162 cases, and all blocks together about 22,000 pairs per
-    language, so the exact Jaccard of every pair in a block costs less than indexing them.
+    language, so the exact Jaccard of every pair in a block costs less than indexing them. A
+    block that grows past ``BLOCK_LSH_MIN`` cases (synthesised cases by the hundred thousand,
+    many with one API) gets its own MinHash LSH index, built when first queried, so a query
+    stays sublinear there too.
 
 datasketch imports numpy and scipy (about half a second), so it is imported when the first
 index is built, never when this module is.
@@ -37,6 +40,7 @@ import re
 import zlib
 from collections.abc import Hashable, Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
+from functools import cache
 from typing import TYPE_CHECKING, Any, Final
 
 from validator import matchers
@@ -55,6 +59,7 @@ ROWS: Final = 3
 SEED: Final = 1  # fixed: the same text always gets the same signature
 VALUE: Final = "§"  # what a masked value becomes in a skeleton
 NUMBER: Final = "#"  # what a masked number becomes
+BLOCK_LSH_MIN: Final = 512  # a skeleton block larger than this is searched through LSH
 
 _DIGIT_RUN = re.compile(r"\d+(?:[.,:]\d+)*")
 _REPEATED_MASK = re.compile(rf"[{VALUE}{NUMBER}](?:\s*[{VALUE}{NUMBER}])+")
@@ -153,12 +158,23 @@ def _shingle_hash(shingle: bytes) -> int:
     return zlib.crc32(shingle)
 
 
+@cache
+def _permutations() -> Any:
+    """The permutations of every signature (datasketch draws them from SEED on each call; a query
+    of one set would spend most of its time there)."""
+    from datasketch import MinHash
+
+    template = MinHash(num_perm=NUM_PERM, seed=SEED, hashfunc=_shingle_hash)
+    return template.permutations, template.scheme
+
+
 def signatures(sets: Sequence[frozenset[str]]) -> list[MinHash]:
     """The MinHash signature of every shingle set, computed in bulk."""
     from datasketch import MinHash
 
     # a MinHash is the minimum over its set, so the order a frozenset yields shingles in does not matter
-    found: list[MinHash] = MinHash.bulk([[s.encode("utf-8") for s in items] for items in sets], num_perm=NUM_PERM, seed=SEED, hashfunc=_shingle_hash)
+    permutations, scheme = _permutations()
+    found: list[MinHash] = MinHash.bulk([[s.encode("utf-8") for s in items] for items in sets], num_perm=NUM_PERM, seed=SEED, hashfunc=_shingle_hash, permutations=permutations, scheme=scheme)
     return found
 
 
@@ -242,12 +258,14 @@ class CorpusSimilarity:
     a new candidate; ``close_texts(lang, text)`` the cases whose request is too close to a text
     (a training example, say)."""
 
-    def __init__(self, cases: Iterable[Case], threshold: float = TEXT_THRESHOLD) -> None:
+    def __init__(self, cases: Iterable[Case], threshold: float = TEXT_THRESHOLD, block_lsh_min: int = BLOCK_LSH_MIN) -> None:
         self.threshold = threshold
+        self.block_lsh_min = block_lsh_min
         self.requests: dict[str, ShingleIndex] = {}
         self.sequences: dict[str, tuple[tuple[str, ...], ...]] = {}
         # (API sequence, lang) -> case id -> skeleton shingles: the blocks skeletons are compared in
         self._skeletons: dict[tuple[tuple[tuple[str, ...], ...], str], dict[str, frozenset[str]]] = {}
+        self._block_indexes: dict[tuple[tuple[tuple[str, ...], ...], str], ShingleIndex] = {}
         requests: dict[str, list[tuple[Hashable, frozenset[str]]]] = {}
         for case in cases:
             sequence = self.sequences[case.id] = api_sequence(case)
@@ -265,7 +283,10 @@ class CorpusSimilarity:
         sequence = self.sequences[case.id] = api_sequence(case)
         for lang, dialogue in case.dialogues.items():
             self.requests.setdefault(lang, ShingleIndex(self.threshold)).add(case.id, shingles(request_text(dialogue), lang))
-            self._skeletons.setdefault((sequence, lang), {})[case.id] = shingles(skeleton(dialogue), lang)
+            frame = self._skeletons.setdefault((sequence, lang), {})[case.id] = shingles(skeleton(dialogue), lang)
+            block_index = self._block_indexes.get((sequence, lang))
+            if block_index is not None:
+                block_index.add(case.id, frame)
 
     def close_texts(self, lang: str, text: str) -> list[Match]:
         """Indexed cases whose request in lang is too close to text (keys are case ids)."""
@@ -286,7 +307,25 @@ class CorpusSimilarity:
             block = self._skeletons.get((sequence, lang), {})
             own = block.get(case.id) if indexed else shingles(skeleton(dialogue), lang)
             if own:
-                similar = ((other, jaccard(own, frame)) for other, frame in block.items() if other != case.id)
-                matches = sorted((m for m in similar if m[1] >= SKELETON_THRESHOLD), key=lambda m: (-m[1], m[0]))
+                if len(block) > self.block_lsh_min:
+                    close = self._block_index((sequence, lang)).query(own, exclude=case.id)
+                    matches = [(str(m.key), m.similarity) for m in close]
+                else:
+                    similar = ((other, jaccard(own, frame)) for other, frame in block.items() if other != case.id)
+                    matches = sorted((m for m in similar if m[1] >= SKELETON_THRESHOLD), key=lambda m: (-m[1], m[0]))
                 found += [Neighbour(other, lang, "skeleton", similarity) for other, similarity in matches]
         return found
+
+    def index_blocks(self) -> None:
+        """Build now the LSH index of every skeleton block above ``block_lsh_min`` (else each is
+        built when first queried): a caller that times its queries indexes first."""
+        for key, block in self._skeletons.items():
+            if len(block) > self.block_lsh_min:
+                self._block_index(key)
+
+    def _block_index(self, key: tuple[tuple[tuple[str, ...], ...], str]) -> ShingleIndex:
+        index = self._block_indexes.get(key)
+        if index is None:
+            index = self._block_indexes[key] = ShingleIndex(SKELETON_THRESHOLD)
+            index.add_many(self._skeletons[key].items())
+        return index

@@ -135,7 +135,9 @@ class Corpus:
         view.review_records = dict(self.review_records)
         view.validators = self.validators
         view._spec_paths = {name: list(paths) for name, paths in self._spec_paths.items()}
-        view._id_paths = None
+        view._id_paths = dict(self.id_paths)  # the lists are shared, the new file's list is new
+        if kind in ("case", "scenario"):
+            view._id_paths[_stem(path)] = [*self.id_paths.get(_stem(path), ()), path]
         view._sandbox_names = self._sandbox_names
         view.files.pop(path, None)
         document, problems = load_text(text, path, kind)

@@ -17,13 +17,17 @@ from validator.similarity import CorpusSimilarity
 from validator.synth.outcome import Rejected
 
 STAGE = "dedupe"
+# skeleton blocks (cases with one API sequence) larger than this are searched through LSH: synthesised
+# cases pile up in a few blocks, and an exact comparison with each of their members is linear
+BLOCK_LSH_MIN = 32
 
 
 class Deduper:
     def __init__(self, cases: Iterable[Case], threshold: float) -> None:
         existing = list(cases)
         self.existing = frozenset(case.id for case in existing)
-        self.index = CorpusSimilarity(existing, threshold)
+        self.index = CorpusSimilarity(existing, threshold, block_lsh_min=BLOCK_LSH_MIN)
+        self.index.index_blocks()
 
     def require_new(self, case: Case) -> None:
         """Rejected when the case is a near-duplicate (the closest neighbour named)."""

@@ -7,7 +7,9 @@ being copied into a pull request, where `callbank review run` asks the judges an
 (``docs/synth.md``). The record has no votes yet; its ``provenance`` says which generator and
 simulator models, prompt versions, seed and recipe produced the case, and for a disputed
 candidate (``--keep-disputed``) the simulator's answers. Files are written atomically (a
-temporary file, fsync, rename), so a killed run leaves no half-written case.
+temporary file renamed over the old one), so a killed run leaves no half-written case. They are
+not fsync'd: what must survive a crash is the answer cache (``cache.py``, fsync'd line by line),
+from which a re-run rewrites every file identically in milliseconds.
 """
 
 from __future__ import annotations
@@ -20,7 +22,6 @@ from typing import Any
 
 from validator.corpus.canonical import content_hash
 from validator.review.records import dump_record, relative_record_path
-from validator.review.votes import fsync_directory
 from validator.synth.render import case_path
 
 STAGE = "write"
@@ -37,13 +38,10 @@ def atomic_write(path: Path, text: str) -> None:
     try:
         with os.fdopen(fd, "w", encoding="utf-8", newline="\n") as handle:
             handle.write(text)
-            handle.flush()
-            os.fsync(handle.fileno())
         os.replace(temporary, path)
     except BaseException:
         Path(temporary).unlink(missing_ok=True)
         raise
-    fsync_directory(path.parent)
 
 
 def pending_record(data: Mapping[str, Any], provenance: Mapping[str, Any]) -> dict[str, Any]:
