@@ -161,3 +161,14 @@ def test_no_garbage_collection_starts_inside_a_call(runtime: Runtime) -> None:
     assert outcome.status == OK, outcome.detail
     assert gc.isenabled()
     assert starts and not any(starts)
+
+
+def test_the_time_limit_counts_the_calls_cpu_time_not_time_spent_descheduled(runtime: Runtime) -> None:
+    # On a loaded machine a call can wait for a core longer than its limit without running long.
+    session = runtime.session(["toy"], time_limit=0.05)
+    assert session.run("wait", {"seconds": 0.2}, "en").status == OK
+
+
+def test_a_call_that_waits_without_using_cpu_is_still_stopped(runtime: Runtime) -> None:
+    outcome = runtime.session(["toy"], time_limit=0.05).run("wait", {"seconds": 3}, "en")
+    assert outcome.status == TIMEOUT

@@ -20,6 +20,7 @@ import linecache
 import os
 import socket
 import subprocess
+import threading
 import time
 import traceback
 from typing import Any
@@ -101,6 +102,10 @@ class ToySandbox(Sandbox):
         while True:
             pass
 
+    def wait(self, seconds: float) -> dict[str, Any]:
+        threading.Event().wait(seconds)  # blocked, using no CPU (as when descheduled)
+        return {"sum": 0, "id": "E-0"}
+
     def explain(self) -> dict[str, Any]:
         linecache.clearcache()
         try:
@@ -163,6 +168,7 @@ SPECS = [
     _spec("crash"),
     *(_spec(name, returns=ANY_OBJECT) for name in ("read_file", "connect", "spawn", "shell", "list_dir", "nap", "late_import", "swallow", "spin", "spin_swallow")),
     _spec("explain"),
+    _spec("wait", {"seconds": {"type": "number", "minimum": 0, "description": {"en": "Seconds.", "zh": "秒数。"}}}, ["seconds"]),
     _spec("allocate"),
     _spec("leak"),
     _spec("mutate_args", {"items": {"type": "array", "items": {"type": "integer", "description": {"en": "An item.", "zh": "一个条目。"}}, "description": {"en": "Items.", "zh": "条目。"}}}, ["items"]),

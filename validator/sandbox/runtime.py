@@ -17,7 +17,9 @@ What a call guarantees:
   removed) turns file, network, subprocess, ``time.sleep`` (audited from Python 3.12) and
   fresh-import events raised in the thread running a sandbox method into
   :class:`SandboxViolation`, recorded even if the method swallows it;
-- a per-call time limit through ``signal.setitimer`` (:class:`CallTimeout`). Both exceptions
+- a per-call time limit through ``signal.setitimer`` (:class:`CallTimeout`), counted in the
+  calling thread's CPU time (a call descheduled on a loaded machine is not stopped; one that
+  waits without using CPU is stopped after ten limits of wall time). Both exceptions
   derive from BaseException, so ``except Exception`` in a sandbox cannot swallow them;
 - garbage collection is paused during a call, so other code's finalizers never run inside it
   (their time would count against the limit, their file reads would be blamed on the sandbox);
@@ -53,6 +55,7 @@ import math
 import signal
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -291,6 +294,9 @@ class _Guard(threading.local):
         self.active = False
         self.files: frozenset[str] = frozenset()
         self.incidents: list[tuple[str, str, int | None]] = []  # (status, message, line)
+        self.limit = 0.0  # seconds of this thread's CPU time a call may use
+        self.cpu_start = 0.0
+        self.wall_start = 0.0
 
 
 _GUARD = _Guard()
@@ -351,8 +357,17 @@ def install_guard() -> None:
         _HOOK.append(True)
 
 
+# A call that uses no CPU (blocked, waiting) is stopped once this many limits of wall time pass.
+_WALL_FACTOR = 10
+
+
 def _on_alarm(signum: int, frame: FrameType | None) -> None:
-    if _GUARD.active:
+    # The limit is the thread's CPU time: a call descheduled on a loaded machine has not run
+    # long, and stopping it would make the same call pass on one machine and fail on another.
+    guard = _GUARD
+    if not guard.active:
+        return
+    if time.thread_time() - guard.cpu_start >= guard.limit or time.monotonic() - guard.wall_start >= _WALL_FACTOR * guard.limit:
         message = "ran past the per-call time limit"
         _GUARD.incidents.append((TIMEOUT, message, _sandbox_line(frame)))
         raise CallTimeout(message)
@@ -405,6 +420,9 @@ class _Limited:
             signal.setitimer(signal.ITIMER_REAL, self.seconds, self.seconds / 4)
         _GUARD.incidents = []
         _GUARD.files = self.files
+        _GUARD.limit = self.seconds or 0.0
+        _GUARD.cpu_start = time.thread_time()
+        _GUARD.wall_start = time.monotonic()
         _GUARD.active = True
         return _GUARD.incidents
 
