@@ -9,14 +9,14 @@ from pathlib import Path
 
 import pytest
 
-from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, by_model
+from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, by_model, scripted
 from tests.synth.helpers import GENERATOR, MODELS, SIMULATOR, config_file, repository, weather_call
 from validator.corpus.index import Corpus
 from validator.sandbox.runtime import Runtime
 from validator.synth.cache import AnswerCache
 from validator.synth.client import Asker
 from validator.synth.config import SearchConfig, load_config
-from validator.synth.pipeline import case_record
+from validator.synth.pipeline import SynthOptions, case_record, run_synth
 from validator.synth.search import search_side
 
 CASE = """\
@@ -106,3 +106,42 @@ def test_samples_are_cached_per_path_so_a_second_search_asks_nothing(setup) -> N
     asked = server.count("/v1/chat/completions")
     checks, _ = search(setup, width=2, budget=10)
     assert server.count("/v1/chat/completions") == asked and all(c.correct for c in checks)
+
+
+ADJUST = {
+    "en": {"turns": [
+        {"user": "What's the weather in Hangzhou for the next two days?"},
+        {"calls": [{"api": "get_weather", "args": {"city": "Hangzhou", "days": 2}}]},
+        {"assistant": "Highs of 24 and 26 degrees."},
+        {"user": "Add one more day to that."},
+        {"calls": [{"api": "get_weather", "args": {"city": "Hangzhou", "days": 3}}]},
+    ]},
+    "zh": {"turns": [
+        {"user": "杭州接下来两天天气怎么样？"},
+        {"calls": [{"api": "get_weather", "args": {"city": "杭州", "days": 2}}]},
+        {"assistant": "最高气温分别是24度和26度。"},
+        {"user": "再多查一天。"},
+        {"calls": [{"api": "get_weather", "args": {"city": "杭州", "days": 3}}]},
+    ]},
+}  # fmt: skip
+
+
+def bilingual_simulator(request: ChatRequest) -> Reply:
+    """As `simulator`, in the request's language."""
+    city = "杭州" if "杭州" in request.text else "Hangzhou"
+    tools = [m for m in request.messages if m.get("role") == "tool"]
+    if not tools:
+        return weather_call(city, 2 if request.body.get("seed") == 1 else 1)
+    return weather_call(city, len(json.loads(tools[-1]["content"])["forecast"]) + 1)
+
+
+@pytest.mark.parametrize(("search", "outcome"), [(False, "rejected"), (True, "accepted")])
+def test_the_pipeline_keeps_the_case_only_when_the_search_finds_the_consistent_trajectory(tmp_path: Path, search: bool, outcome: str) -> None:
+    root = repository(tmp_path)
+    with OpenAIServer(by_model({GENERATOR: scripted(json.dumps(ADJUST, ensure_ascii=False)), SIMULATOR: bilingual_simulator}), models=MODELS) as server:
+        config = load_config(config_file(tmp_path / "synth.yaml", server.base_url, search={"width": 2, "budget": 8}))
+        options = SynthOptions(root, tmp_path / "out", "normal/multi_turn/adjust", 1, 0, config, apis=("get_weather",), search=search)
+        report = asyncio.run(run_synth(options))
+    assert (report["accepted"], report["rejected"]) == ((1, 0) if outcome == "accepted" else (0, 1))
+    if outcome == "rejected":
+        assert report["rejections"] == {"consistency": {"simulator_disagrees": 1}}
