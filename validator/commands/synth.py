@@ -84,3 +84,37 @@ def cases(
     if report.get("stopped"):
         click.echo(f"stopped: {report['stopped']}; run the same command again to resume (answers so far are cached)", err=True)
         sys.exit(1)
+
+
+@synth.command("scenarios")
+@click.option("--sandbox", required=True, help="The sandbox whose state and policy the scenarios are drawn from.")
+@click.option("--n", "n", type=click.IntRange(1, 100_000), default=10, show_default=True, help="How many candidates to plan.")
+@click.option("--mode", type=click.Choice(["multi_step", "multi_turn"]), default=None, help="Only this mode (default: alternating).")
+@click.option("--config", "config_file", type=click.Path(path_type=Path), default=None, help=f"The models (default: {DEFAULT_CONFIG} at the repository root).")
+@click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True, help="Folder for the scenarios, their review records, the cache and the report.")
+@click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Seed of the plan: same seed, same recipes.")
+@click.option("--keep-disputed", is_flag=True, help="Keep scenarios the simulator fails, marked for review with its episodes.")
+@click.option("--repo", "root", type=click.Path(path_type=Path, file_okay=False), default=None, help="Repository root (default: found from the current folder).")
+def scenarios(sandbox: str, n: int, mode: str | None, config_file: Path | None, out: Path, seed: int, keep_disputed: bool, root: Path | None) -> None:
+    """Agent scenarios from a sandbox: reference calls replayed, milestones and outputs derived, the simulator as the agent."""
+    from validator.loading import find_repo_root
+    from validator.synth.config import load_config
+
+    try:
+        repo = root or find_repo_root(Path.cwd())
+        config = load_config(config_file or repo / DEFAULT_CONFIG)
+        try:
+            from validator.synth.scenarios import ScenarioOptions, run_scenarios
+        except ImportError as error:
+            raise UserError(f"{error.name} is not installed; install the `run` extra: pip install 'callbank[run]'") from None
+        report = asyncio.run(run_scenarios(ScenarioOptions(repo, out, sandbox, n, seed, config, mode, keep_disputed)))
+    except UserError as error:
+        _fail(error)
+        return
+    from validator.synth.report import render_summary
+
+    click.echo(render_summary(report), nl=False)
+    click.echo(f"report: {out / 'report.json'}; per-candidate log: {out / 'candidates.jsonl'}")
+    if report.get("stopped"):
+        click.echo(f"stopped: {report['stopped']}; run the same command again to resume (answers so far are cached)", err=True)
+        sys.exit(1)

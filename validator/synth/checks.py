@@ -31,9 +31,9 @@ class Checker:
         self.exec_rules = RuleSet(stage_rules("exec", codes))
         self.execution = Execution(corpus)
 
-    def findings(self, path: str, text: str) -> list[Diagnostic]:
-        """Every finding about the file at path with this text, placed at its line."""
-        view, loaded = self.corpus.with_file(path, "case", text)
+    def findings(self, path: str, text: str, kind: str = "case") -> list[Diagnostic]:
+        """Every finding about the file at path (a case, or a scenario) with this text, placed at its line."""
+        view, loaded = self.corpus.with_file(path, kind, text)
         found = check_file(view, loaded, self.check_rules)
         if found:
             return sorted(found, key=lambda d: d.sort_key)
@@ -42,8 +42,8 @@ class Checker:
         executed = [place(loaded.path, loaded.document, rule.code, finding) for rule, subject in self.exec_rules.subjects(loaded) for finding in rule.check(subject, execution)]
         return sorted(set(executed), key=lambda d: d.sort_key)
 
-    def require_clean(self, path: str, text: str) -> None:
-        found = self.findings(path, text)
+    def require_clean(self, path: str, text: str, kind: str = "case") -> None:
+        found = self.findings(path, text, kind)
         if found:
             first = found[0]
             codes = sorted({d.code for d in found})

@@ -44,15 +44,19 @@ def atomic_write(path: Path, text: str) -> None:
         raise
 
 
-def pending_record(data: Mapping[str, Any], provenance: Mapping[str, Any]) -> dict[str, Any]:
-    path = case_path(str(data["category"]), str(data["id"]))
+def pending_record(path: str, data: Mapping[str, Any], provenance: Mapping[str, Any]) -> dict[str, Any]:
     return {"id": data["id"], "path": path, "status": "pending", "content_hash": content_hash(dict(data)), "votes": [], "reviews": [], "provenance": dict(provenance)}
 
 
-def write_candidate(out: Path, data: Mapping[str, Any], text: str, provenance: Mapping[str, Any]) -> tuple[str, str]:
-    """Write the case file and its pending record under out; their repo-relative paths."""
-    path = case_path(str(data["category"]), str(data["id"]))
+def write_item(out: Path, path: str, data: Mapping[str, Any], text: str, provenance: Mapping[str, Any]) -> tuple[str, str]:
+    """Write a case or scenario file at its repo-relative path under out, and its pending record;
+    their repo-relative paths."""
     atomic_write(out / path, text)
     record_path = relative_record_path(str(data["id"]))
-    atomic_write(out / record_path, dump_record(pending_record(data, provenance)))
+    atomic_write(out / record_path, dump_record(pending_record(path, data, provenance)))
     return path, record_path
+
+
+def write_candidate(out: Path, data: Mapping[str, Any], text: str, provenance: Mapping[str, Any]) -> tuple[str, str]:
+    """Write a case file and its pending record under out; their repo-relative paths."""
+    return write_item(out, case_path(str(data["category"]), str(data["id"])), data, text, provenance)
