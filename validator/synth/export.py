@@ -128,14 +128,17 @@ def _synth_records(folder: Path) -> dict[str, dict[str, Any]]:
 
 
 def from_synth(folder: Path, kind: str, specs: Mapping[str, Spec]) -> Export:
-    if not (folder / "dialogues").is_dir():
-        raise UserError(f"--synth {folder}: no dialogues/ folder; give the --out folder of a `callbank synth cases` run")
+    if not (folder / "dialogues").is_dir() and not (folder / "sandboxes").is_dir():
+        raise UserError(f"--synth {folder}: no dialogues/ or sandboxes/ folder; give the --out folder of a `callbank synth` run")
     loaded = Corpus.load(folder, kinds=("case",))
     broken = [f.path for f in loaded.loaded(("case",)) if f.broken]
     if broken:
         raise UserError(f"--synth {folder}: {len(broken)} case file(s) cannot be read ({', '.join(broken[:3])}); run `callbank check` on them")
     records = _synth_records(folder)
     export = Export()
+    for _, kind_found in loaded.discovered:
+        if kind_found == "scenario":
+            export.skip("scenario (not exported)")
     for case in loaded.cases_in():
         record = records.get(case.id)
         provenance = (record or {}).get("provenance") or {}
