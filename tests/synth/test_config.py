@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
 
+from tests.support.openai_server import OpenAIServer, Reply, always
 from tests.synth.helpers import repository
 from validator.cli import cli
 from validator.errors import UserError
@@ -61,11 +63,24 @@ def test_the_command_exits_2_with_one_line_for_a_usage_mistake(tmp_path: Path) -
     assert not (tmp_path / "out").exists()
 
 
-def test_an_unreachable_model_stops_the_run_with_status_1_and_a_report(tmp_path: Path) -> None:
+def test_an_unreachable_model_is_refused_before_any_work(tmp_path: Path) -> None:
     root = repository(tmp_path)
     config = write(tmp_path, GOOD.replace("model: g}", "model: g, timeout: 2, max_retries: 0}"))
     out = tmp_path / "out"
     result = CliRunner().invoke(cli, ["synth", "cases", "--repo", str(root), "--config", str(config), "--out", str(out), "--category", "special/incomplete", "--n", "1"])
+    assert result.exit_code == 2, result.output
+    assert "the generator (g)" in result.output and "is the server up?" in result.output and "Traceback" not in result.output
+    assert not (out / "report.json").exists()
+
+
+def test_a_model_failing_midway_stops_the_run_with_status_1_and_a_report(tmp_path: Path) -> None:
+    root = repository(tmp_path)
+    with OpenAIServer(always(Reply(status=503, error="overloaded")), models=["g", "s"]) as server:
+        config = write(tmp_path, GOOD.replace("http://127.0.0.1:9/v1", server.base_url).replace("model: g}", "model: g, max_retries: 0}"))
+        out = tmp_path / "out"
+        command = ["synth", "cases", "--repo", str(root), "--config", str(config), "--out", str(out), "--category", "special/incomplete", "--n", "2"]
+        result = CliRunner().invoke(cli, command)
     assert result.exit_code == 1, result.output
-    assert "run the same command again to resume" in result.output and "Traceback" not in result.output
-    assert (out / "report.json").is_file()
+    assert "overloaded" in result.output and "run the same command again to resume" in result.output
+    report = json.loads((out / "report.json").read_text(encoding="utf-8"))
+    assert report["stopped"] and report["candidates"] == 0

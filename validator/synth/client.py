@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
+from validator.models.base import EndpointError
 from validator.models.endpoint import ChatClient, EndpointConfig, resolve_api_key
 from validator.synth.cache import AnswerCache, AnswerKey
 from validator.synth.config import ModelConfig
@@ -114,6 +115,15 @@ class Asker:
         totals.latency_s += float(usage.get("latency_s") or 0.0)
         self.cache.put(key, {"content": result.content, "tool_calls": result.tool_calls, "usage": usage})
         return Answer(result.content, result.tool_calls, usage, False)
+
+    async def preflight(self) -> None:
+        """Prove before any work that each role's endpoint answers and serves its model
+        (EndpointError otherwise, naming the role)."""
+        for role in self.models:
+            try:
+                await self._client(role).preflight()
+            except EndpointError as error:
+                raise EndpointError(f"the {role} ({self.models[role].model}): {error}") from None
 
     async def close(self) -> None:
         for client in self.clients.values():

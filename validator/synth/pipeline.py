@@ -189,6 +189,11 @@ async def run_synth(options: SynthOptions) -> dict[str, Any]:
     recipes = plan(options.category, specs, sandbox_clocks(corpus), options.n, options.seed)
     with folder_lock(options.out):
         pipeline = Pipeline(options, corpus)
+        try:
+            await pipeline.asker.preflight()
+        except EndpointError as error:
+            await pipeline.asker.close()
+            raise UserError(str(error)) from None
         deduper = pipeline.deduper({candidate_id(r) for r in recipes})
         logs: list[CandidateLog] = []
         stopped: str | None = None

@@ -310,6 +310,11 @@ async def run_scenarios(options: ScenarioOptions) -> dict[str, Any]:
         runtime = checker.execution.runtime
         asker = Asker({"generator": options.config.generator, "simulator": options.config.simulator}, AnswerCache(options.out))
         syntax = options.config.simulator.syntax
+        try:
+            await asker.preflight()
+        except EndpointError as error:
+            await asker.close()
+            raise UserError(str(error)) from None
         seen = {lang: ShingleIndex(options.config.dedupe_threshold) for lang in LANGS}
         for existing in corpus.scenarios.values():
             for lang in LANGS:
