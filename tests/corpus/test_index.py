@@ -91,3 +91,33 @@ def test_a_missing_or_empty_corpus_is_a_user_error(tmp_path: Path) -> None:
         Corpus.load(tmp_path / "nowhere")
     with pytest.raises(UserError, match="no callbank corpus"):
         Corpus.load_benchmark(tmp_path, "run")
+
+
+# ----------------------------------------------------------------------------- with_file: one more file, not on disk
+
+MINIMAL_CASE = (REPOS / "minimal" / "dialogues/normal/single_turn/single/single-0001.yaml").read_text(encoding="utf-8")
+
+
+def test_the_view_holds_the_new_file_and_the_corpus_does_not() -> None:
+    corpus = Corpus.load(REPOS / "minimal")
+    path = "dialogues/normal/single_turn/single/single-0002.yaml"
+    view, loaded = corpus.with_file(path, "case", MINIMAL_CASE.replace("single-0001", "single-0002"))
+    assert loaded.record is not None and view.cases["single-0002"].path == path
+    assert "single-0002" not in corpus.cases and path not in corpus.files and path not in corpus.kinds
+    assert view.id_paths["single-0002"] == [path] and "single-0002" not in corpus.id_paths
+    assert view.specs.keys() == corpus.specs.keys()
+
+
+def test_a_new_file_reusing_an_id_is_seen_as_a_second_file_with_it() -> None:
+    corpus = Corpus.load(REPOS / "minimal")
+    path = "dialogues/normal/single_turn/single/single-0001-copy.yaml"
+    view, loaded = corpus.with_file(path, "case", MINIMAL_CASE)
+    assert loaded.record is not None
+    assert view.id_paths["single-0001-copy"] == [path]
+    assert corpus.id_paths["single-0001"] == ["dialogues/normal/single_turn/single/single-0001.yaml"]
+
+
+def test_broken_text_gives_a_file_with_its_load_problem_and_no_record() -> None:
+    corpus = Corpus.load(REPOS / "minimal")
+    _, loaded = corpus.with_file("dialogues/normal/single_turn/single/x-1.yaml", "case", "id: [unclosed\n")
+    assert loaded.record is None and loaded.problems

@@ -134,7 +134,8 @@ class Corpus:
         view.states = self.states
         view.review_records = dict(self.review_records)
         view.validators = self.validators
-        view._spec_paths = {name: list(paths) for name, paths in self._spec_paths.items()}
+        # only a spec file adds to the spec paths (in _admit): copy them only then
+        view._spec_paths = {name: list(paths) for name, paths in self._spec_paths.items()} if kind == "api" else self._spec_paths
         view._id_paths = dict(self.id_paths)  # the lists are shared, the new file's list is new
         if kind in ("case", "scenario"):
             view._id_paths[_stem(path)] = [*self.id_paths.get(_stem(path), ()), path]
