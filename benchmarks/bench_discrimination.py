@@ -17,8 +17,8 @@
    special answers — a call to the API although the value is invalid, missing or no API fits,
    or the wrong kind of special answer;
    retrieval — the episode stops after searching, or its call has a wrong value;
-   agent scenarios — the agent stops before its last write (a call that is not a lookup), or
-   that write has a wrong value.
+   agent scenarios — the agent stops before its last write (a call that is not a lookup; the run
+   ends there, so nothing after it is told to the user), or that write has a wrong value.
    How many of each kind the scorer found wrong is printed: a corruption the answer key still
    accepts (a changed word in a free-text field matched by ``$contains``) leaves its unit right,
    so the accuracy reached is printed next to the one aimed at.
@@ -225,8 +225,21 @@ class Corrupter:
             calls[last] = {**calls[last], **wrong[0]}
         else:
             self.kinds["agent_stops_early"] += 1  # before its last write: what it was asked to do is not done
-            del calls[last if last is not None else len(calls) :]
+            self._stop_before(record, last if last is not None else len(calls))
         return record
+
+    @staticmethod
+    def _stop_before(record: Record, index: int) -> None:
+        """The run ends before the message that makes call ``index``: that message, the calls it
+        makes, the tool results and every word after it never come (an agent that stops does not
+        go on to tell the user the outcome)."""
+        calls = record["calls"]
+        at = calls[index].get("at") if index < len(calls) else None
+        if isinstance(at, int) and isinstance(record.get("messages"), list):
+            record["messages"] = record["messages"][:at]
+            record["calls"] = [call for call in calls if call.get("at", 0) < at]
+        else:  # a record without message positions: only the calls can be cut
+            del calls[index:]
 
 
 # ----------------------------------------------------------------------------- two models, paired
