@@ -55,6 +55,6 @@ def test_code_switch_ignores_identifiers(text: str, switched: bool) -> None:
     assert (features._LATIN_WORD.search(text) is not None) is switched
 
 
-def test_leaves_skip_optional_values_and_read_matchers() -> None:
-    value = {"city": {"$any": ["杭州", "Hangzhou"]}, "days": {"$optional": 3}, "note": {"$regex": ".+", "$example": "hi"}}
+def test_leaves_skip_optional_values_and_ranges_and_read_matchers() -> None:
+    value = {"city": {"$any": ["杭州", "Hangzhou"]}, "days": {"$optional": 3}, "note": {"$regex": ".+", "$example": "hi"}, "radius_m": {"$range": [500, 3000]}}
     assert sorted(map(str, features.leaves(value))) == ["Hangzhou", "hi", "杭州"]

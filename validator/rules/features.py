@@ -79,7 +79,7 @@ def top_domain(domain: str) -> str:
 def leaves(value: Any) -> Iterator[Any]:
     """The concrete values inside an argument value: every ``$any`` option, the ``$text`` and
     ``$regex`` example strings, list items and object values; ``$optional`` values are not
-    required, so they are left out."""
+    required and a ``$range`` is a number the user left open, so both are left out."""
     if isinstance(value, list):
         for item in value:
             yield from leaves(item)
@@ -89,7 +89,7 @@ def leaves(value: Any) -> Iterator[Any]:
                 yield from leaves(item)
             return
         kind = matchers.matcher_kind(value)
-        if kind == "$optional" or kind is None:
+        if kind in ("$optional", "$range") or kind is None:
             return
         if kind == "$regex":
             yield value.get("$example")
