@@ -115,7 +115,9 @@ def _report(result: Published, repo_id: str, tag: str | None) -> None:
     help="Publish a preview although some cases or scenarios have no review record; the dataset card says it is a preview and how many.",
 )
 @click.option("--repo", "repo_root", type=click.Path(file_okay=False, exists=True), default=None, help="Repository root (default: found from the current folder).")
-def publish(repo_id: str, from_dir: str | None, revision: str | None, create_pr: bool, dry_run: bool, tag: str | None, allow_unreviewed: bool, repo_root: str | None) -> None:
+def publish(
+    repo_id: str, from_dir: str | None, revision: str | None, create_pr: bool, dry_run: bool, tag: str | None, allow_unreviewed: bool, repo_root: str | None
+) -> None:
     """Publish the dataset to the Hugging Face Hub in exactly one commit.
 
     The same gates as `callbank build` apply, and every case and scenario needs an accepted

@@ -86,7 +86,9 @@ def _endpoints(options: RunOptions) -> _Endpoints:
 
     builtin = options.model in MODELS and options.base_url is None
     if not builtin and options.base_url is None:
-        raise UserError(f"unknown model {options.model!r}; choose one of {', '.join(sorted(MODELS))}, or pass --base-url for a model served by an OpenAI-compatible endpoint")
+        raise UserError(
+            f"unknown model {options.model!r}; choose one of {', '.join(sorted(MODELS))}, or pass --base-url for a model served by an OpenAI-compatible endpoint"
+        )
     wants_user = options.user_model not in (None, SCRIPTED)
     if builtin and not wants_user:
         return _Endpoints(None, None)
@@ -305,7 +307,9 @@ def run_model(options: RunOptions) -> int:
         click.echo(f"interrupted: {state.written} record(s) written to {options.out}; run the same command again to continue", err=True)
         return 130
     except EndpointError as error:
-        click.echo(f"error: {error}; {state.written} record(s) written to {options.out} — run the same command again to resume", err=True)
+        click.echo(
+            f"error: {error}; {state.written} record(s) written to {options.out} — run the same command again to resume", err=True
+        )
         return 1
     if state.out is not None and state.written:
         elapsed = time.monotonic() - state.started
@@ -346,7 +350,9 @@ def run_model(options: RunOptions) -> int:
 def run(model_name: str, out: Path, root: Path | None, lang: str, categories: tuple[str, ...], **options: Any) -> None:
     """Run a model over every case checkpoint and agent scenario; write predictions to --out."""
     try:
-        status = run_model(RunOptions(model=model_name, out=out, root=root or default_root(), langs=selected_langs(lang), categories=categories, **options))
+        status = run_model(
+            RunOptions(model=model_name, out=out, root=root or default_root(), langs=selected_langs(lang), categories=categories, **options)
+        )
     except UserError as error:
         fail(error)
     sys.exit(status)

@@ -45,7 +45,9 @@ def score(predictions: Path, output_format: str, out: Path | None, root: Path | 
     from validator.scoring.evaluate import score_predictions
 
     try:
-        status = score_predictions(predictions, root=root or default_root(), output_format=output_format, out=out, langs=selected_langs(lang), categories=categories)
+        status = score_predictions(
+            predictions, root=root or default_root(), output_format=output_format, out=out, langs=selected_langs(lang), categories=categories
+        )
     except UserError as error:
         fail(error)
     sys.exit(status)
