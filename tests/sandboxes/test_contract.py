@@ -55,7 +55,7 @@ by_run = pytest.mark.parametrize(("name", "scenario_id", "lang"), RUNS, ids=[_id
 def test_state_file(name: str) -> None:
     doc = support.state_document(name)
     assert support.schema_problems("state", doc) == []
-    assert set(doc.data) == {"sandbox", "clock", "counters", "data"}
+    assert {"sandbox", "clock", "counters", "data"} <= set(doc.data) <= {"sandbox", "clock", "counters", "names", "data"}
     assert doc.data["sandbox"] == name
 
 
