@@ -79,6 +79,9 @@ class EntertainmentSandbox(Sandbox):
         return None
 
     def _city(self, name: str) -> str:
+        """A city by its key (``new_york``) or a name state.yaml declares (`names.city`)."""
+        if _fold(name) in self.data["cities"]:
+            return _fold(name)
         found = self.find_named("city", name)
         if found is None:
             raise ApiError("city_not_found", city=name)

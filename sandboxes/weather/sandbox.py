@@ -59,7 +59,10 @@ class WeatherSandbox(Sandbox):
         return self.now().date()
 
     def _city(self, name: str) -> tuple[str, dict[str, Any]]:
-        found = self.find_named("city", name)  # state.yaml `names.city`
+        """A city by a name state.yaml declares (`names.city`), or by its key (``hong_kong``)."""
+        found = self.find_named("city", name)
+        wanted = _normalise(name)
+        found = found or next(((key, city) for key, city in self.data["cities"].items() if wanted and wanted == _normalise(key)), None)
         if found is None:
             raise ApiError("unknown_city", city=name)
         return str(found[0]), found[1]
