@@ -108,7 +108,7 @@ def _dialogue_findings(case: Case, dialogue: Dialogue, corpus: Corpus) -> Iterat
         elif isinstance(turn, Checkpoint):
             later_parts.extend({"api": call.api, "args": matchers.render(dict(call.args), lang)} for call in turn.first)
         elif isinstance(turn, AssistantTurn):
-            claims = list(_claims(turn.text, known))
+            claims = list(unsourced_claims(turn.text, known))
             if claims:
                 for part in later_parts:
                     later.add_data(part)
@@ -213,9 +213,14 @@ def _number_known(value: Decimal, text: str, numbers: set[Decimal], counts: set[
         return True
     if not any(c.isdigit() for c in text) and value <= _WORD_COUNT_LIMIT:
         return True  # "two flights", "一共三件", "一直"
-    places = len(text.split(".", 1)[1]) if "." in text and text.rsplit(".", 1)[1].isdigit() else 0
+    places = len(text.rsplit(".", 1)[1]) if "." in text and text.rsplit(".", 1)[1].isdigit() else 0
     tolerance = Decimal(5) / Decimal(10) ** (places + 1)  # rounded as written: 4.18 is "4.2", 17.6 is "18"
-    return any(abs(number * scale - value) <= tolerance for number in numbers for scale in (Decimal(1), *_SCALES))
+    if any(abs(number - value) <= tolerance for number in numbers):
+        return True
+    # in another unit: exactly, or rounded when written with decimals (1580 m is "1.6 km") — a
+    # whole number near some scaled source number proves nothing (1670 m / 100 is not "17")
+    scaled = (number * scale for number in numbers for scale in _SCALES)
+    return any(abs(candidate - value) <= (tolerance if places else 0) for candidate in scaled)
 
 
 def _date_known(reading: Date, dates: set[Date]) -> bool:
@@ -226,7 +231,7 @@ def _date_known(reading: Date, dates: set[Date]) -> bool:
 # ----------------------------------------------------------------------------- reading a turn
 
 
-def _claims(text: str, known: Known) -> Iterator[Claim]:
+def unsourced_claims(text: str, known: Known) -> Iterator[Claim]:
     """The facts of an assistant turn that known does not give."""
     analysis = analyse(_ISO_DATE_TIME.sub(r"\1 \2", text), known.clock)
     groups = [(m.start(), m.end()) for m in _DIGIT_GROUPS.finditer(unicodedata.normalize("NFKC", text))]
@@ -235,7 +240,7 @@ def _claims(text: str, known: Known) -> Iterator[Claim]:
     compound = _compound_durations(analysis, numbers, known)
     candidates += [("number", analysis.text[m.start : m.end], _decimal(m.value)) for m in numbers if m.start not in compound]
     candidates += [("time", analysis.text[m.start : m.end], m.value) for m in analysis.times]
-    candidates += [("date", analysis.text[m.start : m.end], _readings(m)) for m in analysis.dates]
+    candidates += [("date", analysis.text[m.start : m.end].rstrip(". "), _readings(m)) for m in analysis.dates]
     candidates += [("code", chain, chain) for chain in _codes(text)]
     seen: set[tuple[str, str]] = set()
     for claim in candidates:
