@@ -78,3 +78,15 @@ def test_a_source_read_later_in_the_dialogue_does_not_count() -> None:
     assert [kind for kind, _, _ in unsourced_claims("It costs 480 yuan.", sources)] == ["number"]
     sources.add_data({"price": 480})
     assert list(unsourced_claims("It costs 480 yuan.", sources)) == []
+
+
+def test_an_enumerations_length_counts_nothing() -> None:
+    """A parameter with three allowed values does not tell that three of anything exist; a tool
+    result's list of three does."""
+    schema = {"name": "set_mode", "parameters": {"properties": {"mode": {"enum": ["eco", "normal", "boost"]}}}}
+    described = Known(CLOCK)
+    described.add_data(schema, count_lists=False)
+    assert [kind for kind, _, _ in unsourced_claims("There are 3 of them.", described)] == ["number"]
+    returned = Known(CLOCK)
+    returned.add_data({"modes": ["eco", "normal", "boost"]})
+    assert list(unsourced_claims("There are 3 of them.", returned)) == []

@@ -92,13 +92,13 @@ def _dialogue_findings(case: Case, dialogue: Dialogue, corpus: Corpus) -> Iterat
     lang = dialogue.lang
     known = Known(_dt.datetime.fromisoformat(case.time))
     later = Known(known.clock)  # read only when the others leave a claim unsourced: calls and API descriptions
-    later_parts: list[Any] = []
+    later_parts: list[tuple[Any, bool]] = []  # (data, whether its lists' lengths are counts)
     if case.profile is not None:
         known.add_text(case.profile[lang])
     for api in case.apis:
         spec = corpus.specs.get(api)
         if spec is not None:
-            later_parts.append(spec.function_schema(lang))
+            later_parts.append((spec.function_schema(lang), False))  # an enum's length counts nothing
     for turn in dialogue.turns:
         if isinstance(turn, UserTurn):
             known.add_text(turn.text)
@@ -106,12 +106,12 @@ def _dialogue_findings(case: Case, dialogue: Dialogue, corpus: Corpus) -> Iterat
             for result in turn.results:
                 known.add_data(result.result)
         elif isinstance(turn, Checkpoint):
-            later_parts.extend({"api": call.api, "args": matchers.render(dict(call.args), lang)} for call in turn.first)
+            later_parts.extend(({"api": call.api, "args": matchers.render(dict(call.args), lang)}, True) for call in turn.first)
         elif isinstance(turn, AssistantTurn):
             claims = list(unsourced_claims(turn.text, known))
             if claims:
-                for part in later_parts:
-                    later.add_data(part)
+                for part, counted in later_parts:
+                    later.add_data(part, count_lists=counted)
                 later_parts = []
                 claims = [claim for claim in claims if not later.sources(claim) and not known.sources_with(claim, later)]
             if claims:
@@ -159,21 +159,22 @@ class Known:
                 self._add_date(reading)
         self.weekdays.update(_named_weekdays(analysis.text))
 
-    def add_data(self, value: Any) -> None:
+    def add_data(self, value: Any, *, count_lists: bool = True) -> None:
         """A tool result or a call: its numbers, its lists' lengths, its strings read as text."""
         strings: list[str] = []
-        self._walk(value, strings)
+        self._walk(value, strings, count_lists)
         if strings:  # snake_case values are words: stage_1 says "stage 1"
             self.add_text("\n".join(s.replace("_", " ") for s in strings))
 
-    def _walk(self, value: Any, strings: list[str]) -> None:
+    def _walk(self, value: Any, strings: list[str], count_lists: bool) -> None:
         if isinstance(value, dict):
             for item in value.values():
-                self._walk(item, strings)
+                self._walk(item, strings, count_lists)
         elif isinstance(value, list):
-            self.counts.add(len(value))
+            if count_lists:
+                self.counts.add(len(value))
             for item in value:
-                self._walk(item, strings)
+                self._walk(item, strings, count_lists)
         elif isinstance(value, str):
             strings.append(value)
         elif isinstance(value, (int, float)) and not isinstance(value, bool):
