@@ -10,6 +10,7 @@ dialogue lacked.
 from __future__ import annotations
 
 import datetime as dt
+import itertools
 import json
 import re
 from collections.abc import Iterable, Mapping
@@ -20,11 +21,14 @@ import pytest
 
 from validator.corpus.index import Corpus
 from validator.corpus.langs import LANGS
-from validator.corpus.records import Case, UserTurn
-from validator.models.request import first_alternative
+from validator.corpus.records import AssistantTurn, Case, UserTurn
+from validator.models.prompts import STYLES, clock_text
+from validator.models.request import case_requests, first_alternative
+from validator.models.retrieval import retrieval_requests
 from validator.rules.aliases import rejected_names
 from validator.rules.execution_context import Execution
 from validator.rules.hints import identifier_in_request
+from validator.rules.history import unsourced_history_fact
 from validator.sandbox.names import name_kinds, names_of, rows
 from validator.scoring.predictions import parse_predictions
 from validator.scoring.retrieval import load_searcher
@@ -137,10 +141,15 @@ def _with_clock_years(value: Any, clock: dt.datetime) -> Any:
 
 @pytest.mark.parametrize("case_id", YEARLESS)
 def test_year_less_case_is_answered_with_the_clocks_year(corpus: Corpus, searcher: Any, tmp_path: Path, case_id: str) -> None:
-    """The 11 cases whose dialogue never gives the year: an answer that takes the year from the
-    clock shown to the model is right (before, a model answering its own current year was wrong)."""
+    """The 11 cases whose dialogue never gives the year: the model is shown the clock, year
+    included, in every prompt style, and an answer that takes the year from it is right (before,
+    the case had no clock, and a model answering its own current year was wrong)."""
     case = corpus.cases[case_id]
     clock = dt.datetime.fromisoformat(case.time)
+    requests = retrieval_requests if case.category.startswith("retrieval/") else case_requests
+    for lang, style, syntax in itertools.product(LANGS, STYLES, ("python", "tool_calls")):
+        for request in requests(case, lang, corpus.specs, syntax, style=style):
+            assert clock_text(case.time, lang) in request.messages[0]["content"]
     records = []
     for lang in LANGS:
         for step, checkpoint in enumerate(case.dialogues[lang].checkpoints):
@@ -204,7 +213,7 @@ def test_aliases_no_answer_rejects_a_name_its_sandbox_treats_alike(corpus: Corpu
     ],
 )
 def test_case_sensitive_literals_are_free_text_now(corpus: Corpus, searcher: Any, tmp_path: Path, case_id: str, param: str, values: list[str]) -> None:
-    """"Amoxicillin" vs the user's "amoxicillin": letter case no longer decides the verdict."""
+    """ "Amoxicillin" vs the user's "amoxicillin": letter case no longer decides the verdict."""
     calls = oracle(corpus, case_id, "en")
     records = [case_record(case_id, "en", 0, replaced(calls, 0, **{param: value})) for value in values]
     for record in records:
@@ -232,7 +241,9 @@ def test_case_sensitive_literals_rt_plan_0002_accepts_faithful_titles(corpus: Co
 # ----------------------------------------------------------------------------- item 6: defensible answers
 
 
-@pytest.mark.parametrize(("case_id", "cities"), [("rt-call-0021", {"en": ["Shenzhen", "Chengdu"], "zh": ["深圳", "成都"]}), ("rt-plan-0012", {"en": ["Hangzhou", "Guangzhou"], "zh": ["杭州", "广州"]})])
+@pytest.mark.parametrize(
+    ("case_id", "cities"), [("rt-call-0021", {"en": ["Shenzhen", "Chengdu"], "zh": ["深圳", "成都"]}), ("rt-plan-0012", {"en": ["Hangzhou", "Guangzhou"], "zh": ["杭州", "广州"]})]
+)
 def test_defensible_answers_find_city_code_first(corpus: Corpus, searcher: Any, tmp_path: Path, case_id: str, cities: dict[str, list[str]]) -> None:
     """The travel policy says to look a city code up when unsure: a plan that does so is right."""
     policy = (ROOT / "sandboxes" / "travel" / "policy.en.md").read_text(encoding="utf-8")
@@ -266,7 +277,7 @@ def _bad(case: Case, lang: str = "en") -> tuple[str, dict[str, Any]]:
 
 
 def test_defensible_answers_sp_error_0001_has_no_clock_reading(corpus: Corpus) -> None:
-    """"24:30 tonight" had one reading (00:30); the new time's minutes are past 59, so no
+    """ "24:30 tonight" had one reading (00:30); the new time's minutes are past 59, so no
     wrap of the day makes it a clock time and no single correction is obviously meant."""
     api, params = _bad(corpus.cases["sp-error-0001"])
     hours, minutes = (int(part) for part in str(params["time"]).split(":"))
@@ -274,7 +285,7 @@ def test_defensible_answers_sp_error_0001_has_no_clock_reading(corpus: Corpus) -
 
 
 def test_defensible_answers_sp_error_0005_asks_for_less_not_more(corpus: Corpus) -> None:
-    """"120%, as much light as possible" made 100% obviously right; now the same 120% comes with
+    """ "120%, as much light as possible" made 100% obviously right; now the same 120% comes with
     "just a sliver", so neither the maximum nor any other value is what the user means."""
     case = corpus.cases["sp-error-0005"]
     api, params = _bad(case)
@@ -284,7 +295,7 @@ def test_defensible_answers_sp_error_0005_asks_for_less_not_more(corpus: Corpus)
 
 
 def test_defensible_answers_sp_error_0022_no_valid_hours_reach_the_evening_asked_about(corpus: Corpus) -> None:
-    """"the next 72 hours" could be served by the maximum 48; now the user needs Wednesday
+    """ "the next 72 hours" could be served by the maximum 48; now the user needs Wednesday
     evening, which lies beyond the maximum from the case's clock, and no daily forecast is offered."""
     case = corpus.cases["sp-error-0022"]
     api, params = _bad(case)
@@ -297,7 +308,11 @@ def test_defensible_answers_sp_error_0022_no_valid_hours_reach_the_evening_asked
 
 @pytest.mark.parametrize(
     ("case_id", "param", "values"),
-    [("sp-error-0023", "sort_by", {"en": "price", "zh": "价格"}), ("sp-error-0031", "payment_method", {"en": "JD Pay", "zh": "京东支付"}), ("sp-error-0033", "channel", {"en": "WeChat", "zh": "微信"})],
+    [
+        ("sp-error-0023", "sort_by", {"en": "price", "zh": "价格"}),
+        ("sp-error-0031", "payment_method", {"en": "JD Pay", "zh": "京东支付"}),
+        ("sp-error-0033", "channel", {"en": "WeChat", "zh": "微信"}),
+    ],
 )
 def test_defensible_answers_sp_error_asks_for_what_the_api_cannot_do(corpus: Corpus, case_id: str, param: str, values: dict[str, str]) -> None:
     """A limit over its maximum (30 cafes, 100 transactions, 10 days) had an obvious correction:
@@ -324,7 +339,7 @@ def test_defensible_answers_sp_error_0028_is_not_a_swapped_pair(corpus: Corpus) 
 
 
 def test_defensible_answers_sp_incomplete_0010_has_nothing_to_choose_from(corpus: Corpus) -> None:
-    """"cotton, 40 degrees" left only the spin speed, which an assistant may choose; now the user
+    """ "cotton, 40 degrees" left only the spin speed, which an assistant may choose; now the user
     wants yesterday's settings, which no candidate API reports, so program, temperature and spin
     are all missing and none has a default."""
     case = corpus.cases["sp-incomplete-0010"]
@@ -369,3 +384,12 @@ def test_hints_removed(corpus: Corpus, case_id: str) -> None:
     said = " ".join(t.text for d in case.dialogues.values() for t in d.turns if isinstance(t, UserTurn)).casefold()
     assert [hint for hint in OLD_HINTS[case_id] if hint.casefold() in said] == []
     assert list(identifier_in_request(case, corpus)) == []
+
+
+def test_history_turns_state_only_what_the_dialogue_gave(corpus: Corpus) -> None:
+    """ "21 of 93 assistant history turns state facts no tool produced": DLG050 over every case
+    (on the pre-issue corpus it reports 46 of the 186 turns, both languages, in 24 cases)."""
+    assistant_turns = sum(1 for case in corpus.cases.values() for d in case.dialogues.values() for t in d.turns if isinstance(t, AssistantTurn))
+    assert assistant_turns > 186
+    found = [(case.id, finding.message) for case in corpus.cases.values() for finding in unsourced_history_fact(case, corpus)]
+    assert found == []
