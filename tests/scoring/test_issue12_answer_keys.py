@@ -352,7 +352,8 @@ def test_defensible_answers_sp_incomplete_0010_has_nothing_to_choose_from(corpus
 
 def test_defensible_answers_sp_incomplete_0015_date_is_nowhere(corpus: Corpus) -> None:
     """The meeting length was missing (an assistant may pick an hour); now the length is given
-    and the date is "the day she gets back from Singapore", which nothing in the calendar holds."""
+    and the date is "the day she gets back from Singapore", which nothing in the calendar holds
+    and no candidate API could look up (none lists or searches events), so asking is the only move."""
     case = corpus.cases["sp-incomplete-0015"]
     special = case.dialogues["en"].checkpoints[-1].special
     assert special is not None and special.missing == ("date",)
@@ -361,6 +362,8 @@ def test_defensible_answers_sp_incomplete_0015_date_is_nowhere(corpus: Corpus) -
     state = corpus.sandboxes["calendar"].state
     assert state is not None and "singapore" not in json.dumps(state.document.data, ensure_ascii=False).casefold()
     assert case.state is None
+    calendar_readers = [api for api in case.apis if corpus.specs[api].sandbox == "calendar" and api.startswith(("list_", "search_", "get_"))]
+    assert calendar_readers == []
 
 
 # ----------------------------------------------------------------------------- item 7: hints
