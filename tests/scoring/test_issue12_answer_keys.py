@@ -1,14 +1,20 @@
-"""Issue 12, items 3-7: each numbered answer-key defect, proven fixed on the real corpus.
+"""Issue 12, items 3-8: each numbered answer-key defect, proven fixed on the real corpus.
 
 Where the old key scored a defensible answer wrong, the test writes that answer into a
 predictions file and scores it with the real pipeline (``parse_predictions`` → ``score_units``,
-searches re-run for retrieval cases): the old keys rejected every one of these records. Where a
-dialogue was rewritten, the test checks the property that makes it unarguable now, which the old
-dialogue lacked.
+searches re-run for retrieval cases). Each test holds at least one answer the pre-issue keys
+rejected (scored with the code and corpus of dbb8dcb: every non-canonical name of Work, the
+lower-cased medication and scene names, the English queries and titles, find_city_code first,
+"Xiaoshan"); the other parameters are answers the old keys accepted too, kept as controls. The year-less cases had no clock at all: the year the model is now shown is the one
+the key holds. Where a dialogue or scenario was rewritten, the test checks the property that
+makes it unarguable now, which the old one lacked. Items 1 and 2 are proven in
+test_corpus_agents.py (paraphrased facts) and test_retrieval.py (the "zzz" query).
 """
 
 from __future__ import annotations
 
+import asyncio
+import copy
 import datetime as dt
 import itertools
 import json
@@ -22,14 +28,19 @@ import pytest
 from validator.corpus.index import Corpus
 from validator.corpus.langs import LANGS
 from validator.corpus.records import AssistantTurn, Case, UserTurn
+from validator.models import create_model
+from validator.models.base import ModelContext
+from validator.models.episode import environments
 from validator.models.prompts import STYLES, clock_text
 from validator.models.request import case_requests, first_alternative
 from validator.models.retrieval import retrieval_requests
+from validator.models.runner import RunContext, ScenarioJob, plan
 from validator.rules.aliases import rejected_names
 from validator.rules.execution_context import Execution
 from validator.rules.hints import identifier_in_request
 from validator.rules.history import unsourced_history_fact
 from validator.sandbox.names import name_kinds, names_of, rows
+from validator.scoring.agent import ReferenceCache, load_replayer, score_scenario
 from validator.scoring.predictions import parse_predictions
 from validator.scoring.retrieval import load_searcher
 from validator.scoring.scorer import UnitResult, score_units
@@ -396,3 +407,65 @@ def test_history_turns_state_only_what_the_dialogue_gave(corpus: Corpus) -> None
     assert assistant_turns > 186
     found = [(case.id, finding.message) for case in corpus.cases.values() for finding in unsourced_history_fact(case, corpus)]
     assert found == []
+
+
+# ----------------------------------------------------------------------------- item 8: scenario checks
+
+
+DICTATED = {"phone-0003": ("add_reminder", "title"), "phone-0008": ("set_alarm", "label"), "phone-0011": ("add_reminder", "title"), "phone-0013": ("add_reminder", "title")}
+
+
+@pytest.fixture(scope="module")
+def dictated_runs(corpus: Corpus) -> list[dict[str, Any]]:
+    """The oracle agent's runs of the four scenarios whose compare.ignore dropped what the user dictated."""
+    context = RunContext(create_model("oracle", ModelContext(corpus)), corpus.specs, environments(corpus))
+    jobs = [job for job in plan(corpus, categories=("agent",)) if isinstance(job, ScenarioJob) and job.scenario.id in DICTATED]
+    return [asyncio.run(job.run(context)) for job in jobs]
+
+
+def test_scenario_checks_compare_what_the_user_dictated(corpus: Corpus, dictated_runs: list[dict[str, Any]]) -> None:
+    """phone-0003, 0008, 0011, 0013 ignored the reminder title or alarm label the user dictated:
+    an agent that saved "Buy milk" passed. Now that run fails on the end state, the dictated words
+    in another letter case still pass, and the old compare (the same path ignored) lets it through."""
+    replayer = load_replayer(corpus)
+    assert replayer is not None and len(dictated_runs) == 2 * len(DICTATED)
+    for record in dictated_runs:
+        scenario = corpus.scenarios[record["id"]].data
+        api, param = DICTATED[record["id"]]
+        text_paths = list(scenario["compare"]["text"])
+        assert not [path for path in scenario["compare"].get("ignore", []) if path.endswith("." + param)]
+
+        (dictated,) = [call["args"][param] for call in record["calls"] if call["api"] == api]
+        wrong = _saved_as(record, api, param, "Buy milk" if record["lang"] == "en" else "买牛奶")
+        verdict = score_scenario(scenario, wrong, record["lang"], replayer, ReferenceCache(replayer))
+        assert (verdict.correct, verdict.error) == (False, "agent_end_state")
+        shouted = _saved_as(record, api, param, dictated.upper() + " ")
+        assert score_scenario(scenario, shouted, record["lang"], replayer, ReferenceCache(replayer)).correct
+        before = {key: value for key, value in scenario["compare"].items() if key != "text"}  # the paths ignored, as they were
+        old = {**copy.deepcopy(dict(scenario)), "compare": {**before, "ignore": [*before.get("ignore", []), *text_paths]}}
+        assert score_scenario(old, wrong, record["lang"], replayer, ReferenceCache(replayer)).correct
+
+
+def _saved_as(record: dict[str, Any], api: str, param: str, value: str) -> dict[str, Any]:
+    """The run with the one call of api passing value as param."""
+    changed = copy.deepcopy(record)
+    for call in changed["calls"]:
+        if call["api"] == api:
+            call["args"][param] = value
+    return changed
+
+
+PRESUPPOSING = {
+    "bank-0005": ["Great", "it was stolen", "太好了", "被偷"],  # the agent had not yet said the card could not be unfrozen
+    "phone-0011": ["My password is", "密码是 Lotus"],  # a password volunteered as if the agent had asked for it
+}
+
+
+@pytest.mark.parametrize("scenario_id", sorted(PRESUPPOSING))
+def test_scenario_checks_scripted_lines_do_not_presuppose_the_agent(corpus: Corpus, scenario_id: str) -> None:
+    """Scripted user lines that assumed what the agent had done are conditional now ("If that one
+    can't be unfrozen …", "If you need my password …")."""
+    user = corpus.scenarios[scenario_id].data["user"]
+    lines = [line for lang in LANGS for line in user[lang]["script"][1:]]
+    assert [phrase for phrase in PRESUPPOSING[scenario_id] if any(phrase in line for line in lines)] == []
+    assert any(line.startswith("If") for line in user["en"]["script"][1:]) and any(line.startswith("要是") for line in user["zh"]["script"][1:])
