@@ -202,6 +202,11 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
                     raise UserError(str(error)) from None
         # 2. the corpus, the plan, what is already done
         corpus = Corpus.load_benchmark(options.root, "run")
+        if not set(options.langs) & set(corpus.langs):
+            raise UserError(f"the repository {options.root} holds {', '.join(corpus.langs)} only (callbank.yaml); --lang {options.langs[0]} selects nothing")
+        skipped = corpus.skipped_note()
+        if skipped:
+            click.echo(f"note: {skipped}", err=True)
         jobs = plan(corpus, syntax=syntax, style=options.style, langs=options.langs, categories=options.categories, limit=options.limit)
         if not jobs:
             raise UserError(f"no case or scenario under {options.root} matches the selection")
