@@ -25,6 +25,7 @@ COMMANDS: dict[str, str] = {
     "run": "validator.commands.run:run",
     "review": "validator.commands.review:review",
     "stats": "validator.commands.stats:stats",
+    "import": "validator.commands.import_:import_",
 }
 
 
