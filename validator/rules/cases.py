@@ -258,7 +258,8 @@ def case_without_clock(case: Case, corpus: Corpus) -> Iterator[Finding]:
     ## What it does
     A case whose candidate APIs include one that a sandbox runs has a `time` with a time of day
     and a UTC offset (`2024-06-11T16:00:00+08:00`). A case offering only spec-only APIs (an
-    imported repository's) may give a date alone (`2024-06-11`) or no `time`.
+    imported repository's) may give a date alone (`2024-06-11`) or no `time`; so may a retrieval
+    case whose answers call only spec-only APIs (its tool search reads no clock).
     ## Why is this bad?
     `time` is the clock its calls run on when `callbank exec` executes the ground truth, and the
     "now" the model resolves "tomorrow" against: without it the execution takes the sandbox's own
@@ -273,7 +274,12 @@ def case_without_clock(case: Case, corpus: Corpus) -> Iterator[Finding]:
     time: "2025-03-14T21:40:00+08:00"
     ```
     """
-    runnable = [api for api in case.apis if (spec := corpus.specs.get(api)) is not None and spec.runnable]
+    # a retrieval case runs the APIs its searches find, not the search alone (whose index reads no
+    # clock): what needs the clock is what its answers call
+    offered = list(case.apis)
+    if case.category.startswith("retrieval/"):
+        offered = [api for api in offered if api != SEARCH_API] + list(dict.fromkeys(call.api for _, _, _, call in case.calls()))
+    runnable = [api for api in offered if (spec := corpus.specs.get(api)) is not None and spec.runnable]
     if not runnable:
         return
     if case.time is None:
