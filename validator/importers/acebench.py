@@ -73,7 +73,7 @@ NOT_EXPRESSIBLE: Mapping[str, str] = {
     "agent_multi_step": "an agent task: its end state is what ACEBench's own sandbox classes compute, and callbank has no sandbox with their state and behaviour",
 }
 # the rules that hold callbank's own conventions, not ACEBench's (callbank.yaml `ignore`)
-IGNORE = ("DLG021", "REF003", "SPC006")
+IGNORE = ("DLG021", "DLG023", "REF003", "SPC006")
 
 _ROLE = re.compile(r"^(user|system):\s?")
 _SUFFIX = re.compile(r"_\d+$")

@@ -292,7 +292,8 @@ def case_without_clock(case: Case, corpus: Corpus) -> Iterator[Finding]:
 def invalid_history_call(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
-    Every call of a `called` history turn names one of the case's candidate `apis` and passes
+    Every call of a `called` history turn names one of the case's candidate `apis` (in a
+    retrieval case, any API of the repository: the search found it) and passes
     literal arguments its spec accepts: no unknown parameter, every required one, each value
     valid for its schema (the checks DLG010–DLG012 make of answers).
     ## Why is this bad?
@@ -309,8 +310,10 @@ def invalid_history_call(case: Case, corpus: Corpus) -> Iterator[Finding]:
     - called: [{api: get_weather, args: {city: Paris, unit: celsius}}]
     ```
     """
+    # a retrieval case offers only the tool search: its earlier calls are to APIs a search found
+    searched = case.category.startswith("retrieval/")
     for _, call in case.history_calls():
-        if call.api in corpus.specs and call.api not in case.apis:
+        if call.api in corpus.specs and call.api not in case.apis and not searched:
             yield Finding(f"{call.api!r} is not among the case's candidate apis; the model could not have called it", call.pointer + "/api")
             continue
         if _contains_matcher(dict(call.args)):

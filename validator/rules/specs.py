@@ -137,7 +137,8 @@ def _description_problem(description: Any, langs: tuple[str, ...]) -> str | None
 def missing_bilingual_description(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
-    The API, every parameter at every depth, and every declared error carry a non-empty
+    The API, every parameter at every depth (an array's `items` may go without one: the
+    array's description covers its elements), and every declared error carry a non-empty
     description in English (no Chinese outside quotes) and in Chinese (with Chinese in it) —
     in the repository's one language when `callbank.yaml` names one.
     ## Why is this bad?
@@ -158,6 +159,8 @@ def missing_bilingual_description(document: Document, corpus: Corpus) -> Iterato
     if problem:
         yield Finding(f"the API {problem}", "/description")
     for name, schema, pointer in iter_property_schemas(data.get("parameters")):
+        if pointer.endswith("/items") and "description" not in schema:
+            continue  # an array's elements are described by the array's own description
         problem = _description_problem(schema.get("description"), langs)
         if problem:
             yield Finding(f"parameter {name!r} {problem}", pointer + "/description")
