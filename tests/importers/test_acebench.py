@@ -8,7 +8,7 @@ from pathlib import Path
 
 import yaml
 
-from tests.importers.support import FIXTURES, findings, import_peer, invoke, oracle_report, report_json, wrong
+from tests.importers.support import FIXTURES, findings, import_peer, invoke, oracle_report, report_json
 
 PLANTED_EN = [
     ("DLG010", "dialogues/normal/single_turn/single/normal-single-turn-single-function-1.yaml", "/en/turns/1/expect/calls/0/args/tone"),  # "soft warm" outside its enum
