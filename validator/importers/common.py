@@ -167,14 +167,19 @@ class ApiNames:
         if known is not None:
             return known, False
         base = api_identifier(source)
-        name, number = base, 1
+        unspellable = base == "api_"  # no Latin letter or digit (a Chinese name): numbered from 1
+        if unspellable:
+            base = "api"
+        name, number = (f"{base}_1", 1) if unspellable else (base, 1)
         while name in self._taken or name in reserved:
             number += 1
             name = f"{base}_{number}"
         self._taken.add(name)
         self._by_definition[key] = name
         if name != source:
-            if number > 1:
+            if unspellable:
+                reason = "has no Latin letter or digit to spell an identifier with; numbered in reading order"
+            elif number > 1:
                 reason = f"{base!r} already names a different definition read earlier"
             else:
                 reason = "not a lower-case identifier"
