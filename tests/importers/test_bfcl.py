@@ -80,3 +80,21 @@ def test_malformed_source(tmp_path: Path) -> None:
     assert not (tmp_path / "out").exists()
     result = invoke("import", "bfcl", str(FIXTURES / "acebench"), "--out", str(tmp_path / "out"))
     assert result.exit_code == 2 and "is not BFCL's data folder" in result.output
+
+
+def test_one_language_repository_stats_and_build(tmp_path: Path) -> None:
+    repo = tmp_path / "bfcl"
+    import_peer("bfcl", repo)
+    for path in (
+        "dialogues/normal/single_turn/parallel/parallel-multiple-1.yaml", "dialogues/normal/single_turn/single/simple-python-2.yaml",
+        "dialogues/normal/single_turn/single/simple-python-3.yaml", "dialogues/normal/single_turn/single/live-simple-1-1-0.yaml",
+        "specs/bfcl/cache_store.yaml", "specs/bfcl/set_lamp.yaml",
+    ):
+        (repo / path).unlink()  # the planted defects gone, the repository is clean and can be built
+    assert findings(repo) == []
+    stats = invoke("stats", "--repo", str(repo)).output
+    assert "category" in stats and " en" in stats and " zh" not in stats
+    result = invoke("build", str(tmp_path / "dataset"), "--repo", str(repo))
+    assert result.exit_code == 0, result.output
+    built = sorted(p.relative_to(tmp_path / "dataset" / "data").as_posix() for p in (tmp_path / "dataset" / "data").rglob("*.parquet"))
+    assert built == ["apis/en.parquet", "normal_single_turn_parallel/en.parquet", "normal_single_turn_single/en.parquet", "special_irrelevant/en.parquet"]
