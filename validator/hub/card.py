@@ -142,7 +142,7 @@ model must act. An answer is `{"calls": [{"api", "args"}]}` (calls matched order
 `{"special": "incomplete", "api", "missing"}`, `{"special": "error_param", "api", "params"}` (`api`
 absent when an imported source names none),
 `{"special": "irrelevant"}`. Argument values are literals or matchers (`$any`, `$optional`,
-`$text`, `$approx`/`$tol`, `$unordered`, `$regex`/`$example`, `$literal`; `$lang` in scenarios):
+`$text`, `$approx`/`$tol`, `$range`, `$unordered`, `$regex`/`$example`, `$literal`; `$lang` in scenarios):
 see `docs/data-model.md` in the repository.
 """
 
