@@ -2,7 +2,7 @@
 
 Two questions share this module: is a case's request, in either language, too close to another
 case's (DLG041), and does a case repeat another's API sequence and sentence skeleton with other
-values (DLG042)? The synthesis pipeline asks the first about every generated case before it
+values (DLG041 too)? The synthesis pipeline asks the first about every generated case before it
 is written, and the export guard about every training example before it leaves.
 
 How closeness is measured

@@ -105,10 +105,12 @@ def size_stats(corpus: Corpus) -> dict[str, Any]:
             spec_only += 1
         else:
             runnable += 1
-    names = sorted({c for c, _ in categories} | set(CASE_CATEGORIES))
+    names = sorted({c for c, _ in categories})
+    langs = corpus.langs
     return {
-        "categories": {name: {lang: categories[(name, lang)] for lang in LANGS} for name in names},
-        "totals": {lang: sum(categories[(n, lang)] for n in names) for lang in LANGS},
+        "languages": list(langs),
+        "categories": {name: {lang: categories[(name, lang)] for lang in langs} for name in names},
+        "totals": {lang: sum(categories[(n, lang)] for n in names) for lang in langs},
         "apis": {"total": runnable + spec_only, "runnable": runnable, "spec_only": spec_only, "per_domain": dict(sorted(domains.items()))},
         "calls_per_checkpoint": _distribution(calls_per_checkpoint),
         "arguments_per_call": _distribution(args_per_call),
@@ -137,7 +139,8 @@ def difficulty_stats(corpus: Corpus) -> dict[str, Any]:
         "multi_turn": _multi_turn(corpus.cases_in(["normal/multi_turn"])),
         "arguments": {name: _feature(name, declared, found, total) for name in ARGUMENT_FEATURES},
         "language": {
-            "message_tokens": {lang: _lengths([feature_checks.message_tokens(t, lang) for c in cases for t in feature_checks.user_turns(c.dialogues[lang])]) for lang in LANGS},
+            "message_tokens": {lang: _lengths([feature_checks.message_tokens(t, lang) for c in cases if lang in c.dialogues for t in feature_checks.user_turns(c.dialogues[lang])])
+                               for lang in corpus.langs},
             "features": {name: _feature(name, declared, found, total) for name in LANGUAGE_FEATURES},
         },
         "special": _special(corpus.cases_in(["special"])),
@@ -192,7 +195,7 @@ def targets(figures: dict[str, Any]) -> list[dict[str, Any]]:
     """Each goal of issue 13 with the corpus's figure, met or not."""
     found: list[dict[str, Any]] = []
     for name in CASE_CATEGORIES:
-        n = min(figures["categories"].get(name, {}).get(lang, 0) for lang in LANGS)
+        n = min(figures["categories"].get(name, {}).get(lang, 0) for lang in figures.get("languages", LANGS))
         found.append(_target(f"cases in {name}", n, f">= {CASES_PER_SUBCATEGORY}", n >= CASES_PER_SUBCATEGORY))
     difficulty = figures["difficulty"]
     scenarios = difficulty["scenarios"]
@@ -222,10 +225,11 @@ def _pct(share: float) -> str:
 
 
 def render_text(stats: dict[str, Any]) -> str:
-    lines = ["category                          en     zh"]
+    langs = stats.get("languages", list(LANGS))
+    lines = [f"{'category':<30}" + "".join(f" {lang:>5} " for lang in langs).rstrip()]
     for name, counts in stats["categories"].items():
-        lines.append(f"{name:<30} {counts['en']:>5}  {counts['zh']:>5}")
-    lines.append(f"{'total':<30} {stats['totals']['en']:>5}  {stats['totals']['zh']:>5}")
+        lines.append(f"{name:<30}" + "".join(f" {counts[lang]:>5} " for lang in langs).rstrip())
+    lines.append(f"{'total':<30}" + "".join(f" {stats['totals'][lang]:>5} " for lang in langs).rstrip())
     apis = stats["apis"]
     lines += ["", f"APIs: {apis['total']} ({apis['runnable']} runnable, {apis['spec_only']} spec-only) in {len(apis['per_domain'])} domains"]
     lines += [f"  {domain:<20} {count:>4}" for domain, count in apis["per_domain"].items()]

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from validator.commands.options import repo_option, resolve_root
+
 if TYPE_CHECKING:
     from validator.hub.build import BuiltFile
     from validator.hub.publish import Published
@@ -36,10 +38,9 @@ def run_publish(
     from validator.hub.build import BuildError, build, list_files
     from validator.hub.gates import check_gates, describe_refusal
     from validator.hub.publish import PublishError, check_options, describe_plan, plan_from, publish, resolve_token
-    from validator.loading import find_repo_root
     from validator.review.gate import review_summary
 
-    root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
+    root = resolve_root(repo_root)
     try:
         check_options(repo_id, create_pr, tag)
     except PublishError as error:
@@ -114,7 +115,7 @@ def _report(result: Published, repo_id: str, tag: str | None) -> None:
     is_flag=True,
     help="Publish a preview although some cases or scenarios have no review record; the dataset card says it is a preview and how many.",
 )
-@click.option("--repo", "repo_root", type=click.Path(file_okay=False, exists=True), default=None, help="Repository root (default: found from the current folder).")
+@repo_option
 def publish(
     repo_id: str, from_dir: str | None, revision: str | None, create_pr: bool, dry_run: bool, tag: str | None, allow_unreviewed: bool, repo_root: str | None
 ) -> None:

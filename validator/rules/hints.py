@@ -1,77 +1,87 @@
-"""Requests that give the answer away (DLG042): a user turn that names an API or a parameter.
+"""DLG051: a request never names an API or a parameter by its identifier.
 
-docs/authoring.md §2 forbids hints that make the choice for the model. The one kind a rule can
-tell for certain is code talk: a user who writes ``transfer_domestic`` or ``due_date`` has told
-the model which API to call or which parameter to fill, and no person says that to an
-assistant. Only identifiers with an underscore count — a name that is one word (``checkout``,
-``amount``, ``city``) is also an ordinary word and says nothing. Hint phrases in plain words
-("don't book, I'm only asking") are left to review: the same words are often the point of a
-turn (a user cancelling what they asked for), which no rule can tell apart.
+A user who writes ``send_message`` or ``party_size`` is reading the tool list, not asking for
+something: the request hands the model the choice it is being tested on. Identifiers are
+recognised exactly — a snake_case word, or any word in backquotes, equal to the name of a
+candidate API or of one of its parameters (at any depth) — so a user's ordinary words ("book",
+"city", "message") never count.
+
+Hint *phrases* ("don't book, I'm only asking", "search for 'product sync'") are not a rule: the
+same words state real requirements elsewhere (docs/decisions.md).
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Iterator
+from typing import Any
 
 from validator.corpus.index import Corpus
 from validator.corpus.records import Case, UserTurn
-from validator.diagnostics import Finding, join_pointer
+from validator.diagnostics import Finding
 from validator.rules.registry import rule
 
-_IDENTIFIER = re.compile(r"(?<![A-Za-z0-9_])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![A-Za-z0-9_])")
+_SNAKE = re.compile(r"(?<![A-Za-z0-9_.])[A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)+(?![A-Za-z0-9_]|\.[A-Za-z0-9])")  # not file.ext
+_QUOTED = re.compile(r"`([^`\n]{1,64})`")
 
 
-def named_identifiers(text: str, apis: frozenset[str], parameters: frozenset[str]) -> list[tuple[str, str]]:
-    """The ``(kind, name)`` of every API or parameter identifier written in ``text``, in order."""
-    found: list[tuple[str, str]] = []
-    for match in _IDENTIFIER.finditer(text):
-        word = match.group(0).lower()
-        if word in apis:
-            found.append(("API", word))
-        elif word in parameters:
-            found.append(("parameter", word))
-    return found
-
-
-def _parameters(case: Case, corpus: Corpus) -> frozenset[str]:
-    """The candidates' top-level parameter names that are identifiers (have an underscore)."""
-    return frozenset(name.lower() for api in case.apis if api in corpus.specs for name in corpus.specs[api].properties if "_" in name)
-
-
-@rule("DLG042", "identifier-in-request", "A user turn names an API or a parameter by its identifier.", on=Case)
+@rule("DLG051", "identifier-in-request", "A user turn names a candidate API or parameter by its identifier.", on=Case)
 def identifier_in_request(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
-    Looks for identifiers in every user turn of a case, in both languages: the name of any API
-    of the catalog, or of a parameter of one of the case's candidate APIs, written as code
-    (`send_message`, `due_date`; case-insensitive, as a whole word). Only names with an
-    underscore count: a one-word name (`checkout`, `amount`) is an ordinary word too.
+    Reports a user turn (in either language) that writes the name of one of the case's candidate
+    APIs, or of one of their parameters at any depth, as an identifier: a snake_case word
+    (`send_message`, `party_size`) or any word in backquotes (`` `checkout` ``).
     ## Why is this bad?
-    The request makes the choice for the model: choosing the API among rivals and mapping
-    the user's words onto parameters is what the case tests. And no user talks to an assistant
-    in its function names, so the case is not a real request either.
+    A real user describes what they want; a request that names `schedule_transfer` or
+    `open_now` tells the model which rival to call and which parameter to set — the very choice
+    the case is meant to test.
     ## Example
     ```yaml
-    apis: [transfer_domestic, transfer_international, get_balance]
-    en:
-      turns:
-        - user: Use transfer_domestic to send 200 to Wang Fang, account_id 6222 0012.
+    - user: Use schedule_transfer to pay Wang Fang 2,000 yuan on the 1st.
     ```
     ## Use instead
-    Say what the user wants in their own words; the situation picks the API:
     ```yaml
-        - user: Send Wang Fang 200 for the concert tickets, her card ends in 0012.
+    - user: Pay Wang Fang 2,000 yuan on the 1st of next month.
     ```
     """
-    apis = frozenset(name.lower() for name in corpus.specs if "_" in name)
-    parameters = _parameters(case, corpus)
-    for lang, dialogue in case.dialogues.items():
+    names = _identifiers(case, corpus)
+    for dialogue in case.dialogues.values():
         for turn in dialogue.turns:
             if not isinstance(turn, UserTurn):
                 continue
-            for kind, name in dict.fromkeys(named_identifiers(turn.text, apis, parameters)):
+            found = [m.group() for m in _SNAKE.finditer(turn.text) if m.group() in names]
+            found += [m.group(1).strip() for m in _QUOTED.finditer(turn.text) if m.group(1).strip() in names]
+            if found:
+                shown = ", ".join(dict.fromkeys(f"{name!r} ({names[name]})" for name in found))
                 yield Finding(
-                    f"the {lang} user names the {kind} {name!r}; say what the user wants in their own words (the situation, not the function, picks the API and fills its parameters)",
-                    join_pointer(lang, "turns", turn.index, "user"),
+                    f"this request names {shown} by its identifier, handing the model the choice it is tested on; "
+                    "say what the user wants in their own words",
+                    turn.pointer + "/user",
                 )
+
+
+def _identifiers(case: Case, corpus: Corpus) -> dict[str, str]:
+    """Identifier -> what it names, for the case's candidate APIs and all their parameters."""
+    names: dict[str, str] = {}
+    for api in case.apis:
+        spec = corpus.specs.get(api)
+        if spec is None:
+            continue
+        names.setdefault(api, "an API")
+        for name in _property_names(spec.parameters):
+            names.setdefault(name, f"a parameter of {api}")
+    return names
+
+
+def _property_names(schema: Any) -> Iterator[str]:
+    if isinstance(schema, dict):
+        properties = schema.get("properties")
+        if isinstance(properties, dict):
+            for name, sub in properties.items():
+                yield str(name)
+                yield from _property_names(sub)
+        yield from _property_names(schema.get("items"))
+    elif isinstance(schema, list):
+        for item in schema:
+            yield from _property_names(item)
