@@ -1,4 +1,8 @@
-"""``callbank score``: score a predictions file against the corpus.
+"""``callbank score``: score a predictions file — or the shards of one run — against the corpus.
+
+Several files are read as one run (``validator.runs.load``): the shards of a run
+(``callbank run --shard I/N``) or parts written by another harness. Files whose manifests
+disagree, shards given twice and files that share records are refused before anything is scored.
 
 Exit status: 0 when the file is clean, 1 when it has problems (malformed lines, unknown ids or
 steps, duplicates — the report is still written), 2 for a usage error (no such file, no corpus).
@@ -9,6 +13,7 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
+from typing import Any
 
 import click
 
@@ -33,21 +38,40 @@ def fail(error: UserError) -> None:
     sys.exit(2)
 
 
+def corpus_note(runs: Any, corpus: Any) -> list[str]:
+    """A note when a run was made on another version of the corpus than the one scoring it."""
+    from validator.models.resume import corpus_version
+
+    current = corpus_version(corpus.root)
+    notes = []
+    for run in runs:
+        made = (run.manifest or {}).get("corpus_version")
+        if isinstance(made, str) and made != current:
+            notes.append(f"{run.label} was run on corpus {made[:19]}… and is scored against {current[:19]}…: cases added or changed since count as they are now")
+    return notes
+
+
 @click.command("score")
-@click.argument("predictions", type=click.Path(path_type=Path))
+@click.argument("predictions", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True, help="Report format.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the report to this file instead of standard output.")
 @click.option("--repo", "root", type=click.Path(path_type=Path), help="Corpus root (default: the repository containing the current folder).")
 @click.option("--lang", type=click.Choice(LANG_CHOICES), default="all", show_default=True, help="Languages to score.")
 @click.option("--category", "categories", multiple=True, metavar="PREFIX", help="Score only these categories (prefixes such as normal/atom; repeatable).")
-def score(predictions: Path, output_format: str, out: Path | None, root: Path | None, lang: str, categories: tuple[str, ...]) -> None:
-    """Score PREDICTIONS (JSON Lines, see docs/predictions.md): per case, category, language, overall."""
-    from validator.scoring.evaluate import score_predictions
+def score(predictions: tuple[Path, ...], output_format: str, out: Path | None, root: Path | None, lang: str, categories: tuple[str, ...]) -> None:
+    """Score PREDICTIONS (JSON Lines, see docs/predictions.md): per case, category, language, overall.
+
+    Several files are the shards of one run, scored together."""
+    from validator.corpus.index import Corpus
+    from validator.runs.load import load_run
+    from validator.scoring.evaluate import evaluate, write_report
 
     try:
-        status = score_predictions(
-            predictions, root=root or default_root(), output_format=output_format, out=out, langs=selected_langs(lang), categories=categories
-        )
+        run = load_run(predictions)
+        corpus = Corpus.load_benchmark(root or default_root(), "score")
+        notes = [*run.notes, *corpus_note([run], corpus)]
+        evaluation = evaluate(run.predictions, corpus, langs=selected_langs(lang), categories=categories, notes=notes)
+        status = write_report(evaluation.report, output_format, out)
     except UserError as error:
         fail(error)
     sys.exit(status)
