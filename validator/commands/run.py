@@ -138,6 +138,10 @@ def _check_numbers(options: RunOptions) -> None:
         raise UserError("--max-tokens must be at least 1")
     if options.max_turns is not None and options.max_turns < 1:
         raise UserError("--max-turns must be at least 1")
+    if options.shard is not None:
+        from validator.models.shards import parse_shard
+
+        parse_shard(options.shard)
     if options.repeats < 1:
         raise UserError("--repeats must be at least 1")
     if options.repeats > 1 and options.seed is not None:
