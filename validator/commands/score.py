@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import sys
 from pathlib import Path
-from typing import Any
 
 import click
 
@@ -38,19 +37,6 @@ def fail(error: UserError) -> None:
     sys.exit(2)
 
 
-def corpus_note(runs: Any, corpus: Any) -> list[str]:
-    """A note when a run was made on another version of the corpus than the one scoring it."""
-    from validator.models.resume import corpus_version
-
-    current = corpus_version(corpus.root)
-    notes = []
-    for run in runs:
-        made = (run.manifest or {}).get("corpus_version")
-        if isinstance(made, str) and made != current:
-            notes.append(f"{run.label} was run on corpus {made[:19]}… and is scored against {current[:19]}…: cases added or changed since count as they are now")
-    return notes
-
-
 @click.command("score")
 @click.argument("predictions", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True, help="Report format.")
@@ -64,13 +50,13 @@ def score(predictions: tuple[Path, ...], output_format: str, out: Path | None, r
     Several files are the shards of one run, scored together."""
     from validator.corpus.index import Corpus
     from validator.runs.load import load_run
-    from validator.scoring.evaluate import evaluate, write_report
+    from validator.runs.scoring import evaluate_runs
+    from validator.scoring.evaluate import write_report
 
     try:
         run = load_run(predictions)
         corpus = Corpus.load_benchmark(root or default_root(), "score")
-        notes = [*run.notes, *corpus_note([run], corpus)]
-        evaluation = evaluate(run.predictions, corpus, langs=selected_langs(lang), categories=categories, notes=notes)
+        [evaluation] = evaluate_runs([run], corpus, langs=selected_langs(lang), categories=categories)
         status = write_report(evaluation.report, output_format, out)
     except UserError as error:
         fail(error)
