@@ -46,7 +46,7 @@ def mcnemar_exact(a_only: int, b_only: int) -> float:
     if discordant == 0:
         return 1.0
     tail = sum(math.comb(discordant, i) for i in range(min(a_only, b_only) + 1))
-    return min(1.0, 2 * tail / 2**discordant)
+    return min(1.0, 2 * tail / (1 << discordant))
 
 
 class _Sampler:
