@@ -111,7 +111,7 @@ def test_load_runs_groups_the_shards_of_a_run_and_keeps_other_files_apart(runs: 
     grouped = load_runs([runs / "half2.jsonl", runs / "whole.jsonl", runs / "half1.jsonl"])
     assert [len(run.files) for run in grouped] == [2, 1]
     assert grouped[0].predictions.records.keys() == grouped[1].predictions.records.keys() == load_run([runs / "whole.jsonl"]).predictions.records.keys()
-    assert [run.label for run in grouped] == ["test-model · prompt · standard (half2)", "test-model · prompt · standard (whole)"]
+    assert [run.label for run in grouped] == ["test-model · prompt · standard (half2 + 1 more)", "test-model · prompt · standard (whole)"]
 
 
 def test_shard_option_is_checked_before_any_work(tmp_path: Path) -> None:

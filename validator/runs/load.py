@@ -227,6 +227,11 @@ def _label(file: RunFile) -> str:
     return file.path.name.removesuffix(".jsonl")
 
 
+def _files_label(run: Run) -> str:
+    first = run.files[0].path.name.removesuffix(".jsonl")
+    return first if len(run.files) == 1 else f"{first} + {len(run.files) - 1} more"
+
+
 def _unique_labels(runs: list[Run]) -> list[Run]:
     """Labels that tell the runs apart: the model, then mode and style, then the file."""
     labels = [run.label for run in runs]
@@ -238,5 +243,5 @@ def _unique_labels(runs: list[Run]) -> list[Run]:
         parts = [run.label, *(str(manifest[key]) for key in ("mode", "style") if manifest.get(key))]
         detailed.append(" · ".join(parts))
     if len(set(detailed)) != len(detailed):
-        detailed = [f"{label} ({run.files[0].path.name.removesuffix('.jsonl')})" for label, run in zip(detailed, runs, strict=True)]
+        detailed = [f"{label} ({_files_label(run)})" for label, run in zip(detailed, runs, strict=True)]
     return [run._replace(label=label) for run, label in zip(runs, detailed, strict=True)]
