@@ -142,7 +142,7 @@ def test_png_charts(runs: tuple[Path, Path], tmp_path: Path) -> None:
     names = sorted(path.name for path in folder.iterdir())
     assert names == ["categories.png", "errors.png", "languages.png", "overall.png"]
     width, height = png_size(folder / "overall.png")
-    assert (width, height) == (2200, 760)  # 1100 × 380 at scale 2
+    assert (width, height) == (2200, 800)  # 1100 × 400 at scale 2
 
 
 def test_report_refuses_what_it_cannot_do(runs: tuple[Path, Path], tmp_path: Path) -> None:

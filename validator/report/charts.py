@@ -67,6 +67,7 @@ def overall_figure(report: Mapping[str, Any]) -> go.Figure:
             error_y={"type": "data", "symmetric": False, "array": above, "arrayminus": below},
             text=[f"{families[name]['accuracy']:.3f}<br>n={families[name]['n']}, w={families[name]['weight']:.3f}" for name in names],
             textposition="inside",
+            insidetextanchor="middle",  # clear of the error bar at the top of the bar
             showlegend=False,
             hovertemplate="%{x}: %{y:.3f}<extra></extra>",
         ),
@@ -92,7 +93,9 @@ def overall_figure(report: Mapping[str, Any]) -> go.Figure:
         figure.add_annotation(x="overall", y=score, text=text, showarrow=False, yshift=12, row=1, col=2)
     figure.update_layout(barmode="stack")
     figure.update_yaxes(range=[0, 1.08])
-    return _layout(figure, f"Overall {score:.3f}" if score is not None else "Overall", 380)
+    _layout(figure, f"Overall {score:.3f}" if score is not None else "Overall", 400)
+    # the contributions' legend under the plots: above them it covers the subplot titles
+    return figure.update_layout(legend={"orientation": "h", "yanchor": "top", "y": -0.08, "xanchor": "right", "x": 1.0}, margin={"b": 60})
 
 
 def categories_figure(report: Mapping[str, Any]) -> go.Figure:

@@ -35,11 +35,17 @@ def _ci(interval: Sequence[float] | None) -> str:
     return "" if not interval else f"[{interval[0]:.3f}, {interval[1]:.3f}]"
 
 
+def _cell(cell: Any, numeric: bool) -> str:
+    if numeric:
+        return f'<td class="num">{_e(cell)}</td>'
+    if isinstance(cell, str) and cell.startswith("[") and cell.endswith("]"):  # an interval reads as one piece
+        return f'<td class="nowrap">{_e(cell)}</td>'
+    return f"<td>{_e(cell)}</td>"
+
+
 def _table(header: Sequence[str], rows: Sequence[Sequence[Any]], numeric: Sequence[int] = (), cls: str = "") -> str:
     head = "".join(f'<th class="num">{_e(h)}</th>' if i in numeric else f"<th>{_e(h)}</th>" for i, h in enumerate(header))
-    body = "".join(
-        "<tr>" + "".join(f'<td class="num">{_e(cell)}</td>' if i in numeric else f"<td>{_e(cell)}</td>" for i, cell in enumerate(row)) + "</tr>" for row in rows
-    )
+    body = "".join("<tr>" + "".join(_cell(cell, i in numeric) for i, cell in enumerate(row)) + "</tr>" for row in rows)
     return f'<table class="{cls}"><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>'
 
 
@@ -61,7 +67,7 @@ def _settings(run: Mapping[str, Any]) -> str:
         ("user side", user.get("model") if isinstance(user, Mapping) else "—"),
         ("created", settings.get("created")),
     ]
-    return _table(["setting", "value"], [(k, v if v is not None else "—") for k, v in rows])
+    return _table(["setting", "value"], [(k, v if v is not None else "—") for k, v in rows], cls="settings")
 
 
 def _overall(report: Mapping[str, Any]) -> str:
@@ -108,7 +114,7 @@ def _repeats(report: Mapping[str, Any]) -> str:
 
 def _usage(usage: Mapping[str, Any]) -> str:
     if not usage.get("reported"):
-        return "<h3>Cost and latency</h3><p class=\"meta\">This run's records carry no usage (a built-in model, or another harness).</p>"
+        return '<h3>Cost and latency</h3><p class="meta">This run\'s records carry no usage (a built-in model, or another harness).</p>'
     latency = usage["latency_s"]
     rows = [
         ("records", f"{usage['records']:,}"),
@@ -140,6 +146,7 @@ def _notes(report: Mapping[str, Any]) -> str:
 def run_section(index: int, run: Mapping[str, Any]) -> str:
     report = run["report"]
     prefix = f"run-{index}"
+
     def chart(name: str) -> str:
         return f'<div class="chart" id="{prefix}-{name}" data-figure="{prefix}-{name}"></div>'
 

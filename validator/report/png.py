@@ -57,8 +57,7 @@ def write_png(labels: list[str], figures: dict[str, Any], folder: Path) -> list[
             pio.write_image(figure, path, format="png", width=WIDTH, height=height, scale=SCALE)
         except Exception as error:  # kaleido reports a missing browser in its own exception types
             raise UserError(
-                f"cannot render {name}: {type(error).__name__}: {str(error)[:200]}; kaleido needs a Chrome or Chromium: "
-                "install one (apt-get install chromium, or run plotly_get_chrome) and try again"
+                f"cannot render {name}: {type(error).__name__}: {str(error)[:200]}; kaleido needs a Chrome or Chromium: install one (apt-get install chromium, or run plotly_get_chrome) and try again"
             ) from None
         written.append(path)
     return written
