@@ -80,9 +80,7 @@ class Responder:
                 self.cases[shape(sent)] = job.request
             elif isinstance(job, RetrievalJob):
                 self.openings[shape(sent)] = job.request
-        self.scenarios = {
-            (scenario.user[lang].script[0]): (scenario, lang) for scenario in repo.scenarios.values() for lang in scenario.user if scenario.user[lang].script
-        }
+        self.scenarios = {(scenario.user[lang].script[0]): (scenario, lang) for scenario in repo.scenarios.values() for lang in scenario.user if scenario.user[lang].script}
         self.syntax = syntax
         self.lock = threading.Lock()
         self.seen: list[str] = []

@@ -64,10 +64,7 @@ def tool_infos(tools: Sequence[Mapping[str, Any]]) -> list[ToolInfo]:
 
 def openai_tool_calls(calls: Sequence[ToolCall] | None) -> list[dict[str, Any]]:
     """Inspect tool calls in the OpenAI shape a prediction record keeps."""
-    return [
-        {"id": call.id, "type": "function", "function": {"name": call.function, "arguments": json.dumps(call.arguments, ensure_ascii=False)}}
-        for call in calls or []
-    ]
+    return [{"id": call.id, "type": "function", "function": {"name": call.function, "arguments": json.dumps(call.arguments, ensure_ascii=False)}} for call in calls or []]
 
 
 def to_reply(output: ModelOutput, native: bool) -> Reply:

@@ -14,6 +14,7 @@ accuracy (per unit), the √n-weighted overall score and each family's accuracy.
 
 from __future__ import annotations
 
+import os
 from collections.abc import Sequence
 from functools import cache
 from pathlib import Path
@@ -31,6 +32,7 @@ from validator.corpus.langs import LANGS
 from validator.errors import UserError
 from validator.inspect_task.model import InspectModel
 from validator.inspect_task.tools import run_scenario
+from validator.loading import find_repo_root
 from validator.models.base import complete_async
 from validator.models.episode import environments, policy_text, run_episode_async
 from validator.models.request import case_requests
@@ -175,15 +177,40 @@ def callbank_scorer(root: str) -> Scorer:
     return score
 
 
+def corpus_root(repo: str) -> Path:
+    """The corpus folder ``-T repo=`` names, relative to where ``inspect eval`` was started.
+
+    Inspect imports a task file from inside the file's folder (it changes the working directory
+    while it does), so a relative path is read against the shell's ``PWD``, which a change of
+    directory inside the process leaves alone; the default ``.`` means the repository holding it.
+    """
+    shell = os.environ.get("PWD")
+    base = Path(shell) if shell and Path(shell).is_dir() else Path.cwd()
+    path = base / repo
+    return find_repo_root(path) if repo == "." else path.resolve()
+
+
+def _parts(value: str | Sequence[str]) -> tuple[str, ...]:
+    """A task argument that names several things: ``a,b`` from Python, or the list ``inspect eval
+    -T category=a,b`` makes of it."""
+    items = value.split(",") if isinstance(value, str) else [str(item) for item in value]
+    return tuple(item.strip() for item in items if item.strip())
+
+
 @task
-def callbank(repo: str = ".", lang: str = "all", category: str = "", mode: str = "fc", style: str = "standard", limit: int | None = None, max_turns: int | None = None) -> Task:
+def callbank(
+    repo: str = ".", lang: str | Sequence[str] = "all", category: str | Sequence[str] = "", mode: str = "fc", style: str = "standard", limit: int | None = None, max_turns: int | None = None
+) -> Task:
     """callbank on Inspect. ``category``: comma-separated prefixes; ``mode``: fc (native tool
     calls) or prompt (``[Api(k=v)]`` text); ``style``: standard | condensed | minimal."""
     if mode not in SYNTAX:
         raise UserError(f"mode must be fc or prompt, not {mode!r}")
-    root = str(Path(repo).resolve())
-    langs = LANGS if lang == "all" else tuple(part.strip() for part in lang.split(","))
-    categories = tuple(part.strip() for part in category.split(",") if part.strip())
+    root = str(corpus_root(repo))
+    langs = LANGS if lang == "all" else _parts(lang)
+    unknown = [name for name in langs if name not in LANGS]
+    if unknown:
+        raise UserError(f"lang must be all or a comma-separated list of {', '.join(LANGS)}, not {', '.join(unknown)}")
+    categories = _parts(category)
     dataset = samples(load_corpus(root), langs, categories, limit)
     if not dataset:
         raise UserError(f"no case or scenario under {root} matches lang={lang!r} category={category!r}")
