@@ -48,7 +48,7 @@ def _entry(group: Paired, interval: tuple[float, float] | None, alpha: float, a:
         "b": _r(b),
         "difference": _r(b - a),
         "ci": None if interval is None else [_r(interval[0]), _r(interval[1])],
-        "p": _r(p),
+        "p": float(f"{p:.4g}"),  # significant digits: a p of 1e-12 rounded to six places would read 0
         "significant": p < alpha,
         "a_right_b_wrong": group.a_only,
         "a_wrong_b_right": group.b_only,
