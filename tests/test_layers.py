@@ -28,9 +28,9 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ("corpus", ("validator.corpus", "validator.matchers", "validator.facts", "validator.schemas", "validator.toolsearch")),
     ("rules, sandbox, scoring", ("validator.rules", "validator.sandbox", "validator.scoring", "validator.retrieval_checks")),
     (
-        "engine, models, review, hub, runs and what is made of them",
+        "engine, models, review, hub, importers, runs and what is made of them",
         (
-            "validator.engine", "validator.models", "validator.review", "validator.hub", "validator.stats", "validator.reporters", "validator.regenerate",
+            "validator.engine", "validator.models", "validator.review", "validator.hub", "validator.importers", "validator.stats", "validator.reporters", "validator.regenerate",
             "validator.runs", "validator.report", "validator.compare", "validator.leaderboard", "validator.inspect_task",
         ),
     ),

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from validator.commands.score import LANG_CHOICES, default_root, fail, selected_langs
+from validator.commands.score import LANG_CHOICES, fail, repo_root_of, selected_langs
 from validator.errors import UserError
 
 
@@ -22,7 +22,7 @@ from validator.errors import UserError
 @click.option("--format", "output_format", type=click.Choice(["text", "markdown", "json"]), default="text", show_default=True, help="Output format.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the comparison to this file instead of standard output.")
 @click.option("--alpha", type=click.FloatRange(0, 1, min_open=True, max_open=True), default=0.05, show_default=True, help="Significance level of the McNemar test.")
-@click.option("--repo", "root", type=click.Path(path_type=Path), help="Corpus root (default: the repository containing the current folder).")
+@click.option("--repo", "root", type=click.Path(path_type=Path), metavar="DIR", help="Repository root (default: found from the current folder).")
 @click.option("--lang", type=click.Choice(LANG_CHOICES), default="all", show_default=True, help="Languages to compare.")
 @click.option("--category", "categories", multiple=True, metavar="PREFIX", help="Compare only these categories (prefixes; repeatable).")
 def compare(predictions: tuple[Path, ...], output_format: str, out: Path | None, alpha: float, root: Path | None, lang: str, categories: tuple[str, ...]) -> None:
@@ -39,7 +39,7 @@ def compare(predictions: tuple[Path, ...], output_format: str, out: Path | None,
         if len(runs) != 2:
             shown = "; ".join(f"{run.label} ({', '.join(p.name for p in run.paths)})" for run in runs)
             raise UserError(f"compare needs exactly two runs (A and B); the files make {len(runs)}: {shown}")
-        corpus = Corpus.load_benchmark(root or default_root(), "compare")
+        corpus = Corpus.load_benchmark(repo_root_of(root), "compare")
         first, second = evaluate_runs(runs, corpus, langs=selected_langs(lang), categories=categories)
         labels = tuple({"label": run.label, "files": [str(p) for p in run.paths]} for run in runs)
         notes = [f"{'AB'[i]}: {note}" for i, evaluation in enumerate((first, second)) for note in evaluation.report["notes"]]

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import click
 
-from validator.commands.score import LANG_CHOICES, default_root, fail, selected_langs
+from validator.commands.score import LANG_CHOICES, fail, repo_root_of, selected_langs
 from validator.errors import UserError
 
 
@@ -31,7 +31,7 @@ def write_text(text: str, out: Path | None) -> None:
 @click.option("--format", "output_format", type=click.Choice(["markdown", "csv", "json"]), default="markdown", show_default=True, help="Table format.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the table to this file instead of standard output.")
 @click.option("--prices", type=click.Path(path_type=Path), help="Price table (YAML or JSON, docs/evaluating.md) for a cost column.")
-@click.option("--repo", "root", type=click.Path(path_type=Path), help="Corpus root (default: the repository containing the current folder).")
+@click.option("--repo", "root", type=click.Path(path_type=Path), metavar="DIR", help="Repository root (default: found from the current folder).")
 @click.option("--lang", type=click.Choice(LANG_CHOICES), default="all", show_default=True, help="Languages to score.")
 @click.option("--category", "categories", multiple=True, metavar="PREFIX", help="Score only these categories (prefixes; repeatable).")
 def leaderboard(predictions: tuple[Path, ...], output_format: str, out: Path | None, prices: Path | None, root: Path | None, lang: str, categories: tuple[str, ...]) -> None:
@@ -47,7 +47,7 @@ def leaderboard(predictions: tuple[Path, ...], output_format: str, out: Path | N
     try:
         table = read_prices(prices) if prices is not None else None
         runs = load_runs(predictions)
-        corpus = Corpus.load_benchmark(root or default_root(), "leaderboard")
+        corpus = Corpus.load_benchmark(repo_root_of(root), "leaderboard")
         evaluations = evaluate_runs(runs, corpus, langs=selected_langs(lang), categories=categories)
         write_text(REPORTERS[output_format](build(runs, evaluations, table)), out)
     except UserError as error:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from validator.commands.score import LANG_CHOICES, default_root, fail, selected_langs
+from validator.commands.score import LANG_CHOICES, fail, repo_root_of, selected_langs
 from validator.errors import UserError
 
 
@@ -22,7 +22,7 @@ from validator.errors import UserError
 @click.option("--format", "output_format", type=click.Choice(["html", "png"]), default="html", show_default=True, help="html: the whole report in one file; png: the main charts as images.")
 @click.option("--title", default="callbank report", show_default=True, help="The page's title.")
 @click.option("--prices", type=click.Path(path_type=Path), help="Price table (YAML or JSON, docs/evaluating.md) to show each run's cost.")
-@click.option("--repo", "root", type=click.Path(path_type=Path), help="Corpus root (default: the repository containing the current folder).")
+@click.option("--repo", "root", type=click.Path(path_type=Path), metavar="DIR", help="Repository root (default: found from the current folder).")
 @click.option("--lang", type=click.Choice(LANG_CHOICES), default="all", show_default=True, help="Languages to report.")
 @click.option("--category", "categories", multiple=True, metavar="PREFIX", help="Report only these categories (prefixes; repeatable).")
 def report(predictions: tuple[Path, ...], out: Path, output_format: str, title: str, prices: Path | None, root: Path | None, lang: str, categories: tuple[str, ...]) -> None:
@@ -41,7 +41,7 @@ def report(predictions: tuple[Path, ...], out: Path, output_format: str, title: 
 
         table = read_prices(prices) if prices is not None else None
         runs = load_runs(predictions)
-        corpus = Corpus.load_benchmark(root or default_root(), "report")
+        corpus = Corpus.load_benchmark(repo_root_of(root), "report")
         evaluations = evaluate_runs(runs, corpus, langs=selected_langs(lang), categories=categories)
         built = build(runs, evaluations, corpus, table)
         if output_format == "png":

@@ -200,7 +200,7 @@ def _first_trials(
 ) -> list[Job]:
     jobs: list[Job] = []
     taken: dict[str, int] = {}
-    chosen = [lang for lang in LANGS if lang in langs]
+    chosen = [lang for lang in corpus.langs if lang in langs]
 
     def admit(category: str) -> bool:
         if limit is not None and taken.get(category, 0) >= limit:

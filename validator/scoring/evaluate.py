@@ -5,7 +5,9 @@ Exit status: 0 when the predictions file is clean, 1 when it has problems (malfo
 unknown ids or steps, duplicates — the report is still written). Missing predictions are
 counted wrong and listed; they do not change the status. A corpus with unreadable or
 schema-breaking files is refused (UserError): its records do not exist, so nothing about it
-could be scored truthfully.
+could be scored truthfully — unless its ``callbank.yaml`` says ``broken_files: skip`` (an
+imported repository): then what those files hold, and every item that needs a broken spec, is
+left out, and a note says how many.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ def evaluate(
 
     ``notes`` are added to the report's notes (for instance shards that were not given).
     """
+    if not set(langs) & set(corpus.langs):
+        raise UserError(f"the repository {corpus.root} holds {', '.join(corpus.langs)} only (callbank.yaml); --lang {langs[0]} selects nothing")
     units = collect_units(corpus, langs=langs, categories=categories)
     if not units.cases and not units.scenarios:
         raise UserError(f"no case or scenario under {corpus.root} matches the selection")
@@ -62,6 +66,9 @@ def evaluate(
     scored = score_units(units, predictions, corpus.specs, chosen, searcher)
     report = build_report(scored, units)
     report["notes"] = [*notes, *report["notes"]]
+    skipped = corpus.skipped_note()
+    if skipped:
+        report["notes"].append(skipped)
     if predictions.trials:
         report["repeats"] = repeat_report(units, predictions, corpus.specs, chosen, searcher)
     return Evaluation(units, scored, report)
