@@ -16,7 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from validator.corpus.index import Corpus
-from validator.corpus.records import AssistantTurn, Case, Checkpoint, Scenario, ToolTurn, UserTurn
+from validator.corpus.records import AssistantTurn, CalledTurn, Case, Checkpoint, Scenario, ToolTurn, UserTurn
 from validator.report.readable import call_text, calls_text, value_text
 from validator.runs.load import Run
 from validator.sandbox.replay import matched_milestones
@@ -69,6 +69,8 @@ def dialogue(case: Case, lang: str) -> list[dict[str, str]]:
             turns.append({"role": "assistant", "text": turn.text})
         elif isinstance(turn, ToolTurn):
             turns.append({"role": "tool", "text": "\n".join(f"{r.api} → {json.dumps(r.result, ensure_ascii=False)}" for r in turn.results)})
+        elif isinstance(turn, CalledTurn):  # calls made earlier in the dialogue: history, not asked for
+            turns.append({"role": "assistant", "text": calls_text(turn.calls, lang)})
         else:
             turns.append({"role": "expect", "step": str(turn.step), "text": expected_text(turn, lang)})
     return turns
