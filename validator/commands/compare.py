@@ -35,11 +35,12 @@ def compare(predictions: tuple[Path, ...], output_format: str, out: Path | None,
     from validator.runs.scoring import evaluate_runs
 
     try:
+        repo = repo_root_of(root)  # a --repo that is no repository is the first thing to say
         runs = load_runs(predictions)
         if len(runs) != 2:
             shown = "; ".join(f"{run.label} ({', '.join(p.name for p in run.paths)})" for run in runs)
             raise UserError(f"compare needs exactly two runs (A and B); the files make {len(runs)}: {shown}")
-        corpus = Corpus.load_benchmark(repo_root_of(root), "compare")
+        corpus = Corpus.load_benchmark(repo, "compare")
         first, second = evaluate_runs(runs, corpus, langs=selected_langs(lang), categories=categories)
         labels = tuple({"label": run.label, "files": [str(p) for p in run.paths]} for run in runs)
         notes = [f"{'AB'[i]}: {note}" for i, evaluation in enumerate((first, second)) for note in evaluation.report["notes"]]

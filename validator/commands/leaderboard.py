@@ -46,8 +46,9 @@ def leaderboard(predictions: tuple[Path, ...], output_format: str, out: Path | N
 
     try:
         table = read_prices(prices) if prices is not None else None
+        repo = repo_root_of(root)  # a --repo that is no repository is the first thing to say
         runs = load_runs(predictions)
-        corpus = Corpus.load_benchmark(repo_root_of(root), "leaderboard")
+        corpus = Corpus.load_benchmark(repo, "leaderboard")
         evaluations = evaluate_runs(runs, corpus, langs=selected_langs(lang), categories=categories)
         write_text(REPORTERS[output_format](build(runs, evaluations, table)), out)
     except UserError as error:

@@ -40,8 +40,9 @@ def report(predictions: tuple[Path, ...], out: Path, output_format: str, title: 
         from validator.runs.scoring import evaluate_runs
 
         table = read_prices(prices) if prices is not None else None
+        repo = repo_root_of(root)  # a --repo that is no repository is the first thing to say
         runs = load_runs(predictions)
-        corpus = Corpus.load_benchmark(repo_root_of(root), "report")
+        corpus = Corpus.load_benchmark(repo, "report")
         evaluations = evaluate_runs(runs, corpus, langs=selected_langs(lang), categories=categories)
         built = build(runs, evaluations, corpus, table)
         if output_format == "png":

@@ -61,8 +61,9 @@ def score(predictions: tuple[Path, ...], output_format: str, out: Path | None, r
     from validator.scoring.evaluate import write_report
 
     try:
+        repo = repo_root_of(root)  # a --repo that is no repository is the first thing to say
         run = load_run(predictions)
-        corpus = Corpus.load_benchmark(repo_root_of(root), "score")
+        corpus = Corpus.load_benchmark(repo, "score")
         [evaluation] = evaluate_runs([run], corpus, langs=selected_langs(lang), categories=categories)
         status = write_report(evaluation.report, output_format, out)
     except UserError as error:
