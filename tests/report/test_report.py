@@ -152,3 +152,38 @@ def test_report_refuses_what_it_cannot_do(runs: tuple[Path, Path], tmp_path: Pat
     assert result.exit_code == 2 and "cannot write" in result.output and not (tmp_path / "no").exists()
     result = invoke("report", str(runs[0]), str(runs[0]), "--out", str(tmp_path / "r.html"))
     assert result.exit_code == 2 and "is given twice" in result.output
+
+
+def test_shards_repeats_usage_and_cost_reach_the_page(tmp_path: Path) -> None:
+    """A run in two shards with repeated scenarios is one run of the page, with pass^k; an endpoint
+    run shows its usage and the cost from the price table; a shard given twice is refused."""
+    from tests.support.openai_server import OpenAIServer, always
+
+    shards = [tmp_path / f"oracle-{index}.jsonl" for index in (1, 2)]
+    for index, shard in enumerate(shards, start=1):
+        assert invoke("run", "--model", "oracle", "--out", str(shard), "--shard", f"{index}/2", "--repeats", "2").exit_code == 0
+    chatty = tmp_path / "chatty.jsonl"
+    with OpenAIServer(always("[IRRELEVANT]"), models=["chatty"]) as server:
+        result = invoke("run", "--model", "chatty", "--base-url", server.base_url, "--out", str(chatty), "--mode", "prompt")
+        assert result.exit_code == 0, result.output
+    prices = tmp_path / "prices.yaml"
+    prices.write_text("currency: EUR\nmodels:\n  chatty: {input: 2, output: 8}\n", encoding="utf-8")
+    out = tmp_path / "report.html"
+    result = invoke("report", *map(str, [*shards, chatty]), "--prices", str(prices), "--out", str(out))
+    assert result.exit_code == 0, result.output
+    data = embedded(out)
+    oracle, endpoint = data["runs"]
+    assert (oracle["label"], endpoint["label"]) == ("oracle", "chatty") and oracle["files"] == [str(s) for s in shards]
+    repeats = oracle["report"]["repeats"]
+    assert oracle["report"]["overall"]["score"] == 1.0 and repeats["trials"] == 2 and repeats["overall"]["units"] == 6  # 3 scenarios × en, zh
+    assert repeats["overall"]["pass_hat"]["2"] == 1.0 and repeats["overall"]["units_with_k"]["2"] == 6
+    usage = endpoint["usage"]
+    assert usage["reported"] and usage["completions"] > 0 and usage["latency_s"]["p50"] is not None
+    assert usage["cost"]["model"] == pytest.approx((usage["prompt_tokens"] * 2 + usage["completion_tokens"] * 8) / 1e6, abs=1e-6)
+    text = out.read_text(encoding="utf-8")
+    assert "Cost and latency" in text and "pass^2" in text and " EUR" in text
+    copy = tmp_path / "again.jsonl"
+    copy.write_text(shards[0].read_text(encoding="utf-8"), encoding="utf-8")
+    manifest_path(copy).write_text(manifest_path(shards[0]).read_text(encoding="utf-8"), encoding="utf-8")
+    result = invoke("report", str(shards[0]), str(copy), "--out", str(tmp_path / "twice.html"))
+    assert result.exit_code == 2 and "are both shard 1/2 of one run" in result.output and not (tmp_path / "twice.html").exists()
