@@ -111,3 +111,27 @@ def test_units_missing_in_one_run_are_left_out(runs: tuple[Path, Path], tmp_path
     shorter.write_text("\n".join(lines[10:]) + "\n", encoding="utf-8")
     report = compared(a, shorter)
     assert report["unpaired"] == {"a": 10, "b": 10} and report["paired"] == compared(a, b)["paired"] - 10
+
+
+def test_a_run_in_shards_is_compared_as_one_run(tmp_path: Path) -> None:
+    fixture = ROOT / "tests" / "fixtures" / "repos" / "scoring"
+
+    def call(*args: str) -> Result:
+        result = CliRunner().invoke(cli, [*args, "--repo", str(fixture)], catch_exceptions=False)
+        assert "Traceback" not in result.output
+        return result
+
+    shards = [tmp_path / f"oracle-{index}.jsonl" for index in (1, 2)]
+    for index, shard in enumerate(shards, start=1):
+        assert call("run", "--model", "oracle", "--out", str(shard), "--shard", f"{index}/2").exit_code == 0
+    null = tmp_path / "null.jsonl"
+    assert call("run", "--model", "null", "--out", str(null)).exit_code == 0
+    result = call("compare", *map(str, shards), str(null), "--format", "json")
+    assert result.exit_code == 0, result.output
+    report = json.loads(result.stdout)
+    assert report["a"]["files"] == [str(s) for s in shards] and report["paired"] == 42 and report["unpaired"] == {"a": 0, "b": 0}
+    assert (report["overall"]["a"], report["overall"]["b"]) == (1.0, 0.0) and report["overall"]["significant"]
+    result = call("compare", str(shards[0]), str(null), "--format", "json")
+    assert result.exit_code == 0 and json.loads(result.stdout)["unpaired"]["b"] == 42 - json.loads(result.stdout)["paired"] > 0  # half a run: the rest unpaired
+    result = call("compare", str(shards[0]), str(null), str(tmp_path / "null.jsonl"))
+    assert result.exit_code == 2 and "given twice" in result.output
