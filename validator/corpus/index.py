@@ -13,6 +13,7 @@ order when two files claim one name (rules SPC001 and REF005 report the others).
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -132,26 +133,24 @@ class Corpus:
 
     def with_file(self, path: str, kind: str, text: str) -> tuple[Corpus, LoadedFile]:
         """This corpus plus one more file, not on disk (a synthesised case being checked): a new
-        index sharing every record already loaded, so checking a candidate costs one file."""
-        view = Corpus.__new__(Corpus)
-        view.root = self.root
+        index sharing every record already loaded, so checking a candidate costs one file. The
+        view is a shallow copy (settings, schemas, states and caches shared) whose indexes are
+        copied before the file joins them, so the corpus itself never changes."""
+        view = copy.copy(self)
         view.discovered = (*self.discovered, (path, kind))
         view.kinds = {**self.kinds, path: kind}
-        view.schemas = self.schemas
         view.files = dict(self.files)
+        view.files.pop(path, None)
         view.specs = dict(self.specs)
         view.cases = dict(self.cases)
         view.scenarios = dict(self.scenarios)
-        view.states = self.states
         view.review_records = dict(self.review_records)
-        view.validators = self.validators
+        view.skipped = dict(self.skipped)
         # only a spec file adds to the spec paths (in _admit): copy them only then
         view._spec_paths = {name: list(paths) for name, paths in self._spec_paths.items()} if kind == "api" else self._spec_paths
         view._id_paths = dict(self.id_paths)  # the lists are shared, the new file's list is new
         if kind in ("case", "scenario"):
             view._id_paths[_stem(path)] = [*self.id_paths.get(_stem(path), ()), path]
-        view._sandbox_names = self._sandbox_names
-        view.files.pop(path, None)
         document, problems = load_text(text, path, kind)
         return view, view._admit(path, kind, document, tuple(problems), None)
 
