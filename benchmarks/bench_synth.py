@@ -39,7 +39,7 @@ from validator.loading import Document  # noqa: E402
 from validator.matchers import render  # noqa: E402
 from validator.synth.checks import Checker  # noqa: E402
 from validator.synth.dedupe import Deduper  # noqa: E402
-from validator.synth.execute import case_document  # noqa: E402
+from validator.synth.execute import accept_aliases, case_document  # noqa: E402
 from validator.synth.outcome import Rejected  # noqa: E402
 from validator.synth.pipeline import case_record  # noqa: E402
 from validator.synth.plan import Recipe, plan, pool, sandbox_clocks  # noqa: E402
@@ -93,6 +93,9 @@ def stages(limit: int) -> dict[str, float]:
                 data = case_document(recipe, draft, case_id, checker.execution.runtime, corpus.schemas)
                 text = render_case(data)
                 case = case_record(case_path(recipe.category, case_id), text)
+                if accept_aliases(data, case, checker.execution):
+                    text = render_case(data)
+                    case = case_record(case_path(recipe.category, case_id), text)
                 timings["execute"].append(time.process_time() - began)
                 began = time.process_time()
                 checker.require_clean(case_path(recipe.category, case_id), text)

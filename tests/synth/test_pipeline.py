@@ -13,9 +13,13 @@ import yaml
 
 from tests.support.openai_server import OpenAIServer, by_model, scripted
 from tests.synth.helpers import GENERATOR, MODELS, SIMULATOR, config_file, repository, simulator_by_request, weather_call, weather_draft
+from validator.corpus.index import Corpus
 from validator.engine import validate
+from validator.rules.execution_context import Execution
 from validator.synth.config import load_config
-from validator.synth.pipeline import SynthOptions, run_synth
+from validator.synth.execute import accept_aliases
+from validator.synth.pipeline import SynthOptions, case_record, run_synth
+from validator.synth.render import render_case
 
 GOOD_1 = ("Is it going to rain in Hangzhou over the next two days? I'm planning a hike.", "我打算去爬山，杭州这两天会下雨吗？")
 GOOD_2 = ("Could you pull up a two-day forecast for Hangzhou before my trip?", "出差前帮我查一下杭州未来两天的天气预报。")
@@ -141,3 +145,23 @@ def test_a_second_run_over_the_same_folder_asks_nothing_and_writes_the_same_file
     assert second["models"]["generator"] == {**first["models"]["generator"], "asked": 0, "cached": 7, "prompt_tokens": 0, "completion_tokens": 0, "latency_s": 0.0, "mean_latency_s": 0.0}
     assert second["written"] == first["written"]
     assert {p: p.read_bytes() for p in files} == files
+
+
+def test_names_the_sandbox_resolves_alike_are_accepted_in_the_written_answer() -> None:
+    """execute.accept_aliases on this repository's weather sandbox: 'Hangzhou' is also 杭州 and HZ there."""
+    root = Path(__file__).resolve().parents[2]
+    corpus = Corpus.load(root, kinds=("api", "state"))
+    data = {
+        "id": "syn-alias-0001",
+        "category": "normal/single_turn/single",
+        "apis": ["get_weather_forecast"],
+        "time": "2024-07-15T09:00:00+08:00",
+        "en": {"turns": [{"user": "What's the forecast for Hangzhou?"}, {"expect": {"calls": [{"api": "get_weather_forecast", "args": {"city": "Hangzhou"}}]}}]},
+        "zh": {"turns": [{"user": "杭州天气预报怎么样？"}, {"expect": {"calls": [{"api": "get_weather_forecast", "args": {"city": "杭州"}}]}}]},
+    }
+    case = case_record("dialogues/normal/single_turn/single/syn-alias-0001.yaml", render_case(data))
+    assert accept_aliases(data, case, Execution(corpus)) == 2
+    en = data["en"]["turns"][1]["expect"]["calls"][0]["args"]["city"]
+    zh = data["zh"]["turns"][1]["expect"]["calls"][0]["args"]["city"]
+    assert en["$any"][0] == "Hangzhou" and {"杭州", "HZ"} <= set(en["$any"])
+    assert zh["$any"][0] == "杭州" and {"Hangzhou", "HZ"} <= set(zh["$any"])

@@ -15,6 +15,9 @@ from collections.abc import Mapping
 from typing import Any
 
 from validator.corpus.langs import LANGS
+from validator.corpus.records import Case
+from validator.rules.aliases import rejected_names
+from validator.rules.execution_context import Execution
 from validator.sandbox.runtime import Runtime
 from validator.schemas import SchemaSet
 from validator.synth.outcome import Rejected
@@ -71,3 +74,33 @@ def case_document(recipe: Recipe, draft: Mapping[str, Any], case_id: str, runtim
         message, pointer = problems[0]
         raise Rejected(STAGE, "case_schema", f"the case breaks schemas/case.schema.json at {pointer or '/'}: {message}")
     return data
+
+
+def accept_aliases(data: dict[str, Any], case: Case, execution: Execution) -> int:
+    """Widen every answer value the sandbox resolves under other names too (EXE021's finding, as
+    data): ``city: 杭州`` becomes ``city: {$any: [杭州, Hangzhou]}`` when both names reach the same
+    record and the calls do exactly the same. Returns how many values were widened (data is
+    changed in place); a value inside a matcher already is left to EXE021."""
+    widened = 0
+    for call, rejected in rejected_names(case, execution):
+        pointer = call.arg_pointer(rejected.param) + "".join(f"/{part}" for part in rejected.path)
+        parent, key = _locate(data, pointer)
+        if parent is None or not isinstance(parent[key], str):
+            continue
+        parent[key] = {"$any": [parent[key], *[name for name in rejected.names if name != parent[key]]]}
+        widened += 1
+    return widened
+
+
+def _locate(data: Any, pointer: str) -> tuple[Any, Any]:
+    """The container holding the value at a JSON pointer, and its key (None when absent)."""
+    parts = [part.replace("~1", "/").replace("~0", "~") for part in pointer.split("/")[1:]]
+    node = data
+    for part in parts[:-1]:
+        node = node[int(part)] if isinstance(node, list) else node.get(part) if isinstance(node, dict) else None
+        if node is None:
+            return None, None
+    last: Any = int(parts[-1]) if isinstance(node, list) else parts[-1]
+    if (isinstance(node, list) and last < len(node)) or (isinstance(node, dict) and last in node):
+        return node, last
+    return None, None

@@ -144,7 +144,11 @@ class Pipeline:
         path = case_path(recipe.category, case_id)
         text = render_case(data)
         case = case_record(path, text)
-        log.passed("execute", time.perf_counter() - started)
+        widened = execute.accept_aliases(data, case, self.checker.execution)
+        if widened:  # names the sandbox resolves alike are right answers too
+            text = render_case(data)
+            case = case_record(path, text)
+        log.passed("execute", time.perf_counter() - started, aliases=widened)
 
         log.started = time.perf_counter()
         checks = await self._consistency(recipe, case)
