@@ -27,7 +27,7 @@ _TYPE_NAMES = {
     "bool": "bool",
     "int": "int64",
     "strings": "list of strings",
-    "json": "canonical JSON text",
+    "json": "JSON text",
 }
 _KIND_TITLES = {"case": "Case configs", "scenario": "Agent configs", "api": "`apis`", "sandbox": "`sandboxes`"}
 
@@ -127,8 +127,9 @@ Configs with no item are left out.
 
 _COLUMNS_NOTE = """
 Fixed-shape fields are real columns. Nested, heterogeneous values (dialogue turns, answers,
-parameter schemas, states, milestones) are **canonical JSON text**: keys sorted, UTF-8 characters
-as themselves (`ensure_ascii=False`), no spaces (separators `,` and `:`). Decode them with
+parameter schemas, states, milestones) are **JSON text**: keys in the order of the source file
+(a sandbox reads its state in that order), UTF-8 characters as themselves (`ensure_ascii=False`),
+no spaces (separators `,` and `:`). Decode them with
 `json.loads`. A null cell means the source file has no such field. Derived columns repeat data
 from other configs so each row is self-contained.
 
