@@ -1,5 +1,15 @@
 """``callbank score``: score a predictions file against the corpus.
 
+By default the units scored are those the run covered: its manifest (``<predictions>.manifest.json``,
+written by ``callbank run``) records each session's ``--lang``, ``--category`` and ``--limit``, so a
+partial run is not counted against the units it never asked. ``--lang``/``--category``/``--limit``
+given to ``score`` choose the units instead; ``--all`` scores every unit (the ones the run left out
+count as missing). The report names the run: model, mode, prompt style and date.
+
+The corpus is the repository (``--repo``, or the one around the current folder) or a dataset
+built by ``callbank build`` (``--dataset``: a folder or a Hub dataset id), written back out as a
+corpus in a temporary folder — so a dataset consumer needs no clone.
+
 Exit status: 0 when the file is clean, 1 when it has problems (malformed lines, unknown ids or
 steps, duplicates — the report is still written), 2 for a usage error (no such file, no corpus).
 Missing predictions are counted wrong and listed; they do not change the exit status.
@@ -7,7 +17,9 @@ Missing predictions are counted wrong and listed; they do not change the exit st
 
 from __future__ import annotations
 
+import contextlib
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 import click
@@ -16,12 +28,22 @@ from validator.corpus.langs import LANGS
 from validator.errors import UserError
 
 LANG_CHOICES = ("all", *LANGS)
+CORPUS_FOLDERS = ("specs", "dialogues", "sandboxes")
+
+
+def has_corpus(folder: Path) -> bool:
+    return any((folder / name).is_dir() for name in CORPUS_FOLDERS)
 
 
 def default_root() -> Path:
+    """The repository around the current folder; UserError outside one."""
     from validator.loading import find_repo_root
 
-    return find_repo_root(Path.cwd())
+    here = Path.cwd()
+    root = find_repo_root(here)
+    if not has_corpus(root):
+        raise UserError(f"no callbank repository at or above {here} (no specs/, dialogues/ or sandboxes/ folder): run inside a clone, or pass --repo")
+    return root
 
 
 def selected_langs(lang: str) -> tuple[str, ...]:
@@ -33,21 +55,59 @@ def fail(error: UserError) -> None:
     sys.exit(2)
 
 
+def is_dataset(folder: Path) -> bool:
+    """A folder `callbank build` wrote (or a download of one): a card and data, no corpus."""
+    return not has_corpus(folder) and (folder / "README.md").is_file() and (folder / "data").is_dir()
+
+
+@contextlib.contextmanager
+def corpus_root(repo: Path | None, dataset: str | None) -> Iterator[tuple[Path, str | None]]:
+    """(the corpus folder to score against, a note on where it came from)."""
+    if repo is not None and dataset is not None:
+        raise UserError("--repo and --dataset each name the corpus; give one of them")
+    if repo is not None and not has_corpus(repo):
+        if not is_dataset(repo):
+            raise UserError(f"{repo} holds no callbank corpus (no specs/, dialogues/ or sandboxes/ folder) and is not a dataset built by `callbank build`")
+        dataset = str(repo)
+    if dataset is None:
+        yield (repo if repo is not None else default_root()), None
+        return
+    from validator.hub.load import LoadError, materialized
+
+    try:
+        with materialized(dataset) as folder:
+            yield folder, f"scored against the dataset {dataset}, written out as a corpus"
+    except LoadError as error:
+        raise UserError(str(error)) from None
+
+
 @click.command("score")
 @click.argument("predictions", type=click.Path(path_type=Path))
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True, help="Report format.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the report to this file instead of standard output.")
-@click.option("--repo", "root", type=click.Path(path_type=Path), help="Corpus root (default: the repository containing the current folder).")
-@click.option("--lang", type=click.Choice(LANG_CHOICES), default="all", show_default=True, help="Languages to score.")
-@click.option("--category", "categories", multiple=True, metavar="PREFIX", help="Score only these categories (prefixes such as normal/atom; repeatable).")
-def score(predictions: Path, output_format: str, out: Path | None, root: Path | None, lang: str, categories: tuple[str, ...]) -> None:
-    """Score PREDICTIONS (JSON Lines, see docs/predictions.md): per case, category, language, overall."""
+@click.option(
+    "--repo", "root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Corpus root (default: the repository around the current folder); a built dataset works as --dataset."
+)
+@click.option("--dataset", metavar="DIR_OR_REPO_ID", help="Score against a dataset built by `callbank build`: its folder, or its Hub id (ORG/NAME); no clone needed.")
+@click.option("--lang", type=click.Choice(LANG_CHOICES), default=None, help="Languages to score.  [default: the run's, else all]")
+@click.option("--category", "categories", multiple=True, metavar="PREFIX", help="Score only these categories (prefixes such as normal/atom; repeatable).  [default: the run's]")
+@click.option("--limit", type=int, help="Score the first N cases (by id) of each category and N scenarios of each agent category, as `run --limit` runs them.  [default: the run's]")
+@click.option("--all", "everything", is_flag=True, help="Score every unit of the corpus; those the run did not cover count as missing.")
+def score(
+    predictions: Path, output_format: str, out: Path | None, root: Path | None, dataset: str | None, lang: str | None, categories: tuple[str, ...], limit: int | None, everything: bool
+) -> None:
+    """Score PREDICTIONS (JSON Lines, see docs/predictions.md): per case, category, language, overall.
+
+    Scores the units the run covered (from PREDICTIONS.manifest.json) unless --lang, --category,
+    --limit or --all say otherwise."""
     from validator.scoring.evaluate import score_predictions
+    from validator.scoring.runinfo import choose_units
 
     try:
-        status = score_predictions(
-            predictions, root=root or default_root(), output_format=output_format, out=out, langs=selected_langs(lang), categories=categories
-        )
+        selections, about, notes = choose_units(predictions, lang, categories, limit, everything=everything)
+        with corpus_root(root, dataset) as (folder, source):
+            notes += [source] if source else []
+            status = score_predictions(predictions, root=folder, output_format=output_format, out=out, selections=selections, about=about, notes=notes)
     except UserError as error:
         fail(error)
     sys.exit(status)

@@ -23,6 +23,7 @@ from typing import Any
 from validator.corpus.index import Corpus
 from validator.corpus.langs import LANGS
 from validator.corpus.records import Case, Scenario, Spec
+from validator.corpus.selection import Selection
 from validator.models.base import Model, Reply, Request, RequestRejected, complete_async
 from validator.models.episode import Environment, OfflineEnvironment, policy_text, run_episode_async
 from validator.models.request import case_requests
@@ -146,29 +147,20 @@ def plan(
     limit: int | None = None,
 ) -> list[Job]:
     """Every job of the selection, in order; ``limit``: the first N cases (by id) of each
-    category and the first N scenarios of each agent category, in every selected language."""
+    category and the first N scenarios of each agent category, in every selected language
+    (``validator.corpus.selection``, which ``callbank score`` reads the same way)."""
     jobs: list[Job] = []
-    taken: dict[str, int] = {}
-    chosen = [lang for lang in LANGS if lang in langs]
-
-    def admit(category: str) -> bool:
-        if limit is not None and taken.get(category, 0) >= limit:
-            return False
-        taken[category] = taken.get(category, 0) + 1
-        return True
-
-    for case in corpus.cases_in(categories):
-        if not admit(case.category):
-            continue
+    selection = Selection.of(langs, categories, limit)
+    cases, scenarios = selection.items(corpus)
+    for case in cases:
         if is_retrieval(case.category):
-            for lang in chosen:
+            for lang in selection.langs:
                 policy = search_policy(corpus, lang)
                 jobs.extend(RetrievalJob(request, case) for request in retrieval_requests(case, lang, corpus.specs, syntax, style=style, policy=policy))
         else:
-            jobs.extend(CaseJob(request) for lang in chosen for request in case_requests(case, lang, corpus.specs, syntax, style=style))
-    for scenario in corpus.scenarios_in(categories):
-        if admit(scenario.category):
-            jobs.extend(ScenarioJob(scenario, lang, policy_text(corpus, scenario, lang)) for lang in chosen)
+            jobs.extend(CaseJob(request) for lang in selection.langs for request in case_requests(case, lang, corpus.specs, syntax, style=style))
+    for scenario in scenarios:
+        jobs.extend(ScenarioJob(scenario, lang, policy_text(corpus, scenario, lang)) for lang in selection.langs)
     return jobs
 
 

@@ -11,11 +11,13 @@ could be scored truthfully.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from validator.corpus.index import Corpus
 from validator.corpus.langs import LANGS
+from validator.corpus.selection import Selection
 from validator.errors import UserError
 from validator.scoring.agent import Replayer, load_replayer
 from validator.scoring.metrics import build_report
@@ -37,12 +39,21 @@ def score_predictions(
     out: Path | None = None,
     langs: Sequence[str] = LANGS,
     categories: Sequence[str] = (),
+    limit: int | None = None,
+    selections: Sequence[Selection] | None = None,
+    about: Mapping[str, Any] | None = None,
+    notes: Sequence[str] = (),
     replayer: Replayer | str | None = DEFAULT_REPLAYER,
 ) -> int:
-    """Score predictions against the corpus under root; write the report; the exit status."""
+    """Score predictions against the corpus under root; write the report; the exit status.
+
+    The units are those of ``langs``/``categories``/``limit``, or of any of ``selections`` (a
+    run's sessions). ``about`` goes into the report: the run and how the units were chosen
+    (``callbank score`` fills it from the run's manifest; ``selection`` gains the count of units);
+    ``notes`` join the report's notes."""
     read = read_predictions(predictions)
     corpus = Corpus.load_benchmark(root, "score")
-    units = collect_units(corpus, langs=langs, categories=categories)
+    units = collect_units(corpus, langs=langs, categories=categories, limit=limit, selections=selections)
     if not units.cases and not units.scenarios:
         raise UserError(f"no case or scenario under {root} matches the selection")
     if replayer == DEFAULT_REPLAYER:
@@ -50,6 +61,9 @@ def score_predictions(
     searcher = load_searcher(corpus) if any(is_retrieval(unit.category) for unit in units.cases) else None
     scored = score_units(units, read, corpus.specs, replayer if not isinstance(replayer, str) else None, searcher)
     report = build_report(scored, units)
+    for key, value in (about or {}).items():
+        report[key] = {**value, "units": len(units.cases) + len(units.scenarios)} if key == "selection" else value
+    report["notes"] = [*notes, *report.get("notes", [])]
     text = REPORTERS[output_format](report)
     if out is None:
         sys.stdout.write(text)
