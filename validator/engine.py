@@ -45,7 +45,7 @@ def place(path: str, document: Document | None, code: str, finding: Finding) -> 
         line, column = finding.line, finding.column  # another file, or a place no pointer names
     else:
         line, column = document.locate(finding.pointer) if document is not None else (None, None)
-    return Diagnostic(code, RULES[code].name, finding.message, Location(target, line, column, finding.pointer))
+    return Diagnostic(code, RULES[code].name, finding.message, Location(target, line, column, finding.pointer), finding.allowed)
 
 
 def mask(diagnostics: list[Diagnostic]) -> list[Diagnostic]:

@@ -275,9 +275,9 @@ def load_text(text: str, path: str, kind: str) -> tuple[Document | None, list[Lo
                     mark.column + 1 if mark else None,
                 )
             ]
-        return None, [_syntax_problem(error)]
+        return None, [_syntax_problem(error, text)]
     except yaml.YAMLError as error:
-        return None, [_syntax_problem(error)]
+        return None, [_syntax_problem(error, text)]
     finally:
         loader.dispose()
     if ("&" in text or "*" in text) and (at := _has_anchor(text)):
@@ -295,12 +295,17 @@ def load_text(text: str, path: str, kind: str) -> tuple[Document | None, list[Lo
     return Document(path, kind, data, text), builder.problems
 
 
-def _syntax_problem(error: yaml.YAMLError) -> LoadProblem:
+def _syntax_problem(error: yaml.YAMLError, text: str) -> LoadProblem:
     mark = getattr(error, "problem_mark", None)
+    line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    lines = text.splitlines()
+    if mark and mark.line < len(lines) and "\t" in lines[mark.line][: mark.column + 1]:
+        # libyaml says only "found character that cannot start any token"
+        return LoadProblem("SCH001", "YAML syntax error: a tab in the indentation; YAML indents with spaces only, replace the tab with spaces", line, column)
     problem = getattr(error, "problem", None) or str(error)
     context = getattr(error, "context", None)
     message = f"YAML syntax error: {problem}" + (f" ({context})" if context else "")
-    return LoadProblem("SCH001", message + "; fix the indentation or quoting here", mark.line + 1 if mark else 1, mark.column + 1 if mark else 1)
+    return LoadProblem("SCH001", message + "; fix the indentation or quoting here", line, column)
 
 
 def load_file(root: Path, path: str, kind: str) -> tuple[Document | None, list[LoadProblem]]:
@@ -380,6 +385,22 @@ def discover(root: Path) -> list[tuple[str, str]]:
                     found.append((rel, kind))
     found.sort()
     return found
+
+
+CORPUS_FOLDERS = ("specs", "dialogues", "sandboxes")
+
+
+def corpus_root(repo: str | Path | None) -> Path:
+    """``--repo`` as given, else the repository around the current folder; UserError when that
+    folder holds no corpus (a command run outside a clone must not report "no findings")."""
+    from validator.errors import UserError
+
+    root = Path(repo) if repo else find_repo_root(Path.cwd())
+    if not any((root / name).is_dir() for name in CORPUS_FOLDERS):
+        if repo:
+            raise UserError(f"no callbank repository in {root} (no specs/, dialogues/ or sandboxes/ folder): --repo must name the root of a clone")
+        raise UserError(f"no callbank repository at or above {Path.cwd()} (no specs/, dialogues/ or sandboxes/ folder): run inside a clone, or pass --repo")
+    return root
 
 
 def find_repo_root(start: Path) -> Path:

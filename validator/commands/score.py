@@ -37,13 +37,9 @@ def has_corpus(folder: Path) -> bool:
 
 def default_root() -> Path:
     """The repository around the current folder; UserError outside one."""
-    from validator.loading import find_repo_root
+    from validator.loading import corpus_root
 
-    here = Path.cwd()
-    root = find_repo_root(here)
-    if not has_corpus(root):
-        raise UserError(f"no callbank repository at or above {here} (no specs/, dialogues/ or sandboxes/ folder): run inside a clone, or pass --repo")
-    return root
+    return corpus_root(None)
 
 
 def selected_langs(lang: str) -> tuple[str, ...]:

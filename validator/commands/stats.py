@@ -3,9 +3,10 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
+
+from validator.errors import UserError
 
 
 @click.command()
@@ -14,10 +15,14 @@ import click
 def stats(output_format: str, repo_root: str | None) -> None:
     """Counts per category × language, APIs per domain, calls, arguments and turns."""
     from validator.corpus.index import BENCHMARK_KINDS, Corpus
-    from validator.loading import find_repo_root
+    from validator.loading import corpus_root
     from validator.stats import corpus_stats, render_text
 
-    root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
+    try:
+        root = corpus_root(repo_root)
+    except UserError as error:
+        click.echo(f"callbank stats: {error}", err=True)
+        raise SystemExit(2) from None
     corpus = Corpus.load(root, BENCHMARK_KINDS)
     broken = corpus.broken()
     if broken:

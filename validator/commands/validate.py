@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
 from validator.commands.options import report_options
@@ -12,11 +10,11 @@ from validator.errors import UserError
 
 def run_validate(output_format: str, select: tuple[str, ...], ignore: tuple[str, ...], repo_root: str | None) -> int:
     from validator import engine
-    from validator.loading import find_repo_root
+    from validator.loading import corpus_root
     from validator.reporters import REPORTERS
 
-    root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
     try:
+        root = corpus_root(repo_root)
         diagnostics = engine.validate(root, select, ignore)
     except UserError as error:
         click.echo(f"callbank validate: {error}", err=True)
