@@ -11,7 +11,7 @@ from typing import Any
 
 import yaml
 
-from validator import __version__
+from validator import __version__, project
 from validator.hub.configs import SPLITS, Config, data_path
 from validator.hub.records import COLUMNS
 
@@ -63,7 +63,8 @@ def render_card(configs: Sequence[Config], repo_id: str = DEFAULT_REPO_ID) -> st
     header = yaml.safe_dump(metadata(configs), sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000)
     parts = ["---\n" + header + "---\n", GENERATED_MARKER, _INTRO, _configs_section(configs), _counts_section(configs)]
     parts += [columns_section({c.kind for c in configs}), _LOADING.replace("<org>/callbank", repo_id), _OUTPUT_FORMAT, _SCORING]
-    parts += [_REPRODUCIBILITY, _CITATION.format(version=__version__)]
+    links = {"repository": project.REPOSITORY, "homepage": project.HOMEPAGE, "dataset": project.DATASET_URL}
+    parts += [_REPRODUCIBILITY, _LINKS.format(**links), _CITATION.format(version=__version__, year=project.CITATION_YEAR, title=project.TITLE, **links)]
     return "\n\n".join(part.strip("\n") for part in parts) + "\n"
 
 
@@ -221,15 +222,26 @@ statistics, one row group), no timestamps anywhere. It refuses to build while an
 execution check fails or any review is pending or rejected.
 """
 
+_LINKS = """
+## Links
+
+- Repository (the YAML sources, the `callbank` package, issues and contributions): <{repository}>
+- Homepage: <{homepage}>
+- Dataset: <{dataset}>
+- Licence: Apache-2.0 (`LICENSE` in the repository); how to cite: `CITATION.cff` in the repository
+"""
+
 _CITATION = """
 ## Citation
 
 ```bibtex
-@misc{{callbank,
-  title  = {{callbank: a bilingual benchmark of tool use, kept as a declarative repository}},
-  author = {{{{callbank contributors}}}},
-  note   = {{Dataset built with callbank {version}}},
-  howpublished = {{Hugging Face dataset}}
+@misc{{callbank{year},
+  title        = {{{title}}},
+  author       = {{{{callbank contributors}}}},
+  year         = {{{year}}},
+  url          = {{{dataset}}},
+  howpublished = {{Hugging Face dataset}},
+  note         = {{Built with callbank {version}; sources at {repository}}}
 }}
 ```
 """
