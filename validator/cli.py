@@ -24,6 +24,8 @@ COMMANDS: dict[str, str] = {
     "run": "validator.commands.run:run",
     "review": "validator.commands.review:review",
     "stats": "validator.commands.stats:stats",
+    "fix": "validator.commands.fix:fix",
+    "new": "validator.commands.new:new",
 }
 
 

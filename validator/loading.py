@@ -387,6 +387,15 @@ def discover(root: Path) -> list[tuple[str, str]]:
     return found
 
 
+class CorpusDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper, quoting every string the corpus loader would not read back as
+    written: y/n/yes/no/on/off in any case are YAML 1.1 booleans (rule SCH005); PyYAML quotes
+    only the forms its own resolver knows, and writes ``N`` bare."""
+
+
+CorpusDumper.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?i:y|n|yes|no|on|off)$"), list("yYnNoO"))
+
+
 CORPUS_FOLDERS = ("specs", "dialogues", "sandboxes")
 
 

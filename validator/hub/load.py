@@ -12,7 +12,6 @@ A local folder is read directly; anything else is taken as a Hub dataset id and 
 
 from __future__ import annotations
 
-import re
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -24,6 +23,7 @@ import yaml
 from validator.hub.configs import SPLITS, kind_of_config
 from validator.hub.parquet import read_records
 from validator.hub.records import COLUMNS, KEY_COLUMN, to_source
+from validator.loading import CorpusDumper
 
 
 class LoadError(Exception):
@@ -113,19 +113,10 @@ def materialized(path_or_repo: str | Path, revision: str | None = None) -> Itera
 _SCHEMAS = {"case": "case", "api": "api", "scenario": "scenario", "state": "state"}
 
 
-class _CorpusDumper(yaml.SafeDumper):
-    """PyYAML's safe dumper, quoting every string the corpus loader would not read back as
-    written: y/n/yes/no/on/off in any case are YAML 1.1 booleans (rule SCH005); PyYAML quotes
-    only the forms its own resolver knows, and writes ``N`` bare."""
-
-
-_CorpusDumper.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?i:y|n|yes|no|on|off)$"), list("yYnNoO"))
-
-
 def _write_yaml(dest: Path, path: str, schema: str, data: Any) -> str:
     depth = path.count("/")
     comment = f"# yaml-language-server: $schema={'../' * depth}schemas/{schema}.schema.json\n"
-    body = yaml.dump(data, Dumper=_CorpusDumper, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1000)
+    body = yaml.dump(data, Dumper=CorpusDumper, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1000)
     _write_text(dest, path, comment + body)
     return path
 
