@@ -40,6 +40,7 @@ MATCHER_KEYS = {
     "$text": set(),
     "$contains": set(),
     "$approx": {"$tol"},
+    "$range": set(),
     "$unordered": set(),
     "$regex": {"$example"},
     "$literal": set(),
@@ -121,6 +122,9 @@ def problems(value: Any, pointer: str = "", *, allow_lang: bool = False, top: bo
             yield ("$approx takes a number", inner)
         if tol is not None and (not _is_number(tol) or tol <= 0):
             yield ("$tol takes a positive number", pointer + join_pointer("$tol"))
+    elif kind == "$range":
+        if not (isinstance(body, list) and len(body) == 2 and all(_is_number(bound) for bound in body) and body[0] < body[1]):
+            yield ("$range takes [low, high]: two numbers, low below high (both ends accepted)", inner)
     elif kind == "$unordered":
         if not isinstance(body, list):
             yield ("$unordered takes a list", inner)
@@ -170,6 +174,8 @@ def render(value: Any, lang: str | None = None) -> Any:
         return render(body, lang)
     if kind in ("$text", "$approx"):
         return body
+    if kind == "$range":
+        return body[0]
     if kind == "$contains":
         return " ".join(phrase[0] if isinstance(phrase, list) else phrase for phrase in body)
     if kind == "$regex":
@@ -219,6 +225,8 @@ def _concrete(value: Any, lang: str | None) -> Iterator[Any]:
             yield from _concrete(option, lang)
     elif kind == "$optional" or kind == "$unordered":
         yield from _concrete(body, lang)
+    elif kind == "$range":
+        yield from body  # both ends: each must be a valid value of the parameter
     elif kind == "$lang":
         for code in (lang,) if lang else LANGS:
             yield from _concrete(body[code], code)
@@ -339,6 +347,8 @@ def _match_matcher(expected: dict[str, Any], actual: Any, lang: str | None, sche
         )
     if kind == "$approx":
         return _is_number(actual) and abs(actual - body) <= expected["$tol"]
+    if kind == "$range":
+        return _is_number(actual) and body[0] <= actual <= body[1]
     if kind == "$unordered":
         items = schema.get("items") if isinstance(schema, dict) else None
         return isinstance(actual, list) and len(actual) == len(body) and perfect_matching(

@@ -114,6 +114,10 @@ TOLD = [
     ({"phrase": {"en": ["credit score"], "zh": ["信用评分"]}}, "Your credit score is below the bank's minimum.", "en"),
     ({"any": [{"phrase": {"en": ["sold out"], "zh": ["售罄"]}}, {"number": 0, "unit": "seat"}]}, "0 seats left", "en"),
     ({"any": [{"phrase": {"en": ["sold out"], "zh": ["售罄"]}}, {"number": 0, "unit": "seat"}]}, "已经卖光，售罄了", "zh"),
+    # 不 that denies nothing ("but", "soon") right before the words
+    ({"phrase": {"en": ["booked"], "zh": ["订好"]}}, "不过已经帮您订好了。", "zh"),
+    ({"phrase": {"en": ["not found"], "zh": ["没找到"]}}, "《小船》已加入歌单，不过没找到《午夜的渡轮》。", "zh"),
+    ({"number": 300, "unit": "CNY", "about": {"en": ["left"], "zh": ["还剩"]}}, "不久前还剩300元", "zh"),
 ]
 
 
@@ -157,6 +161,8 @@ NOT_TOLD = [
     ({"phrase": {"en": ["transferred"], "zh": ["已转"]}}, "Sorry, I could NOT do any of that. 2000 CNY", "en"),
     ({"phrase": {"en": ["transferred"], "zh": ["转出"]}}, "抱歉，转出失败了。", "zh"),
     ({"phrase": {"en": ["cancelled"], "zh": ["取消"]}}, "这单取消不了。", "zh"),
+    ({"phrase": {"en": ["booked"], "zh": ["订好"]}}, "不过还没订好。", "zh"),
+    ({"phrase": {"en": ["booked"], "zh": ["订好"]}}, "不错，可惜没订好。", "zh"),
     ({"phrase": {"en": ["sent"], "zh": ["发送"]}}, "The text was sent failed, sorry.", "en"),
 ]
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import gc
 import sys
 import threading
 import time
@@ -125,3 +126,49 @@ def test_concurrent_sessions_in_two_threads_guard_their_own_calls(runtime: Runti
     thread.join()
     assert outcomes == {"thread": VIOLATION, "main": TIMEOUT}
     assert runtime.session(["toy"]).run("add", {"a": 1}, "en").status == OK
+
+
+def test_a_traceback_formatted_in_a_call_may_read_its_source(runtime: Runtime) -> None:
+    # linecache reads source files to show the lines of a traceback; that is not a sandbox's data
+    outcome = runtime.session(["toy"]).run("explain", {}, "en")
+    assert outcome.status == OK, outcome.detail
+    assert outcome.observation["sum"] >= 4  # header, the frame, its source line, the exception
+
+
+def test_no_garbage_collection_starts_inside_a_call(runtime: Runtime) -> None:
+    # A collection starting inside a call runs other code's finalizers there: their file reads
+    # would be blamed on the sandbox and their time counted against the call's limit.
+    sandbox_file = runtime.files["toy"]
+    starts: list[bool] = []
+
+    def on_collection(phase: str, info: dict[str, int]) -> None:
+        if phase == "start":
+            frame = sys._getframe(1)
+            while frame is not None and frame.f_code.co_filename != sandbox_file:
+                frame = frame.f_back
+            starts.append(frame is not None)
+
+    session = runtime.session(["toy"])
+    threshold = gc.get_threshold()
+    gc.callbacks.append(on_collection)
+    try:
+        gc.set_threshold(1)  # every allocation may start a collection
+        outcome = session.run("allocate", {}, "en")
+        [[i] for i in range(50)]  # the same allocations outside a call do collect
+    finally:
+        gc.set_threshold(*threshold)
+        gc.callbacks.remove(on_collection)
+    assert outcome.status == OK, outcome.detail
+    assert gc.isenabled()
+    assert starts and not any(starts)
+
+
+def test_the_time_limit_counts_the_calls_cpu_time_not_time_spent_descheduled(runtime: Runtime) -> None:
+    # On a loaded machine a call can wait for a core longer than its limit without running long.
+    session = runtime.session(["toy"], time_limit=0.05)
+    assert session.run("wait", {"seconds": 0.2}, "en").status == OK
+
+
+def test_a_call_that_waits_without_using_cpu_is_still_stopped(runtime: Runtime) -> None:
+    outcome = runtime.session(["toy"], time_limit=0.05).run("wait", {"seconds": 3}, "en")
+    assert outcome.status == TIMEOUT

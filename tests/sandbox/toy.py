@@ -16,10 +16,13 @@ from validator.sandbox.runtime import Runtime
 SOURCE = '''
 from __future__ import annotations
 
+import linecache
 import os
 import socket
 import subprocess
+import threading
 import time
+import traceback
 from typing import Any
 
 from validator.sandbox.base import ApiError, Sandbox
@@ -99,6 +102,22 @@ class ToySandbox(Sandbox):
         while True:
             pass
 
+    def wait(self, seconds: float) -> dict[str, Any]:
+        threading.Event().wait(seconds)  # blocked, using no CPU (as when descheduled)
+        return {"sum": 0, "id": "E-0"}
+
+    def explain(self) -> dict[str, Any]:
+        linecache.clearcache()
+        try:
+            raise ValueError("shown with its source line")
+        except ValueError:
+            text = traceback.format_exc()
+        return {"sum": len(text.splitlines()), "id": "E-0"}
+
+    def allocate(self) -> dict[str, Any]:
+        self.data["log"].extend([[i] for i in range(2000)])
+        return {"sum": len(self.data["log"]), "id": "E-0"}
+
     def leak(self) -> dict[str, Any]:
         _LEAK[0] += 1
         self.data["log"].append(_LEAK[0])
@@ -148,6 +167,9 @@ SPECS = [
     _spec("not_json"),
     _spec("crash"),
     *(_spec(name, returns=ANY_OBJECT) for name in ("read_file", "connect", "spawn", "shell", "list_dir", "nap", "late_import", "swallow", "spin", "spin_swallow")),
+    _spec("explain"),
+    _spec("wait", {"seconds": {"type": "number", "minimum": 0, "description": {"en": "Seconds.", "zh": "秒数。"}}}, ["seconds"]),
+    _spec("allocate"),
     _spec("leak"),
     _spec("mutate_args", {"items": {"type": "array", "items": {"type": "integer", "description": {"en": "An item.", "zh": "一个条目。"}}, "description": {"en": "Items.", "zh": "条目。"}}}, ["items"]),
 ]

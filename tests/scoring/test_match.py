@@ -142,6 +142,10 @@ def test_matchers(schemas: Specs) -> None:
     approx = calls(("convert_currency", {"amount": {"$approx": 12.5, "$tol": 0.01}, "from_currency": "USD", "to_currency": "CNY"}))
     assert judge(schemas, approx, "[convert_currency(amount=12.505, from_currency='USD', to_currency='CNY')]").correct
     assert judge(schemas, approx, "[convert_currency(amount=12.6, from_currency='USD', to_currency='CNY')]").error == "wrong_value"
+    ranged = calls(("convert_currency", {"amount": {"$range": [10, 20]}, "from_currency": "USD", "to_currency": "CNY"}))
+    for amount, verdict in (("10", True), ("15.5", True), ("20", True), ("9.99", False), ("21", False), ("'15'", False)):
+        judged = judge(schemas, ranged, f"[convert_currency(amount={amount}, from_currency='USD', to_currency='CNY')]")
+        assert judged.correct is verdict, (amount, judged)
     regex = calls(("add_event", {"title": "T", "start": {"$regex": "2024-06-12T10:00(:00)?", "$example": "2024-06-12T10:00"}}))
     assert judge(schemas, regex, "[add_event(title='T', start='2024-06-12T10:00:00')]").correct
     assert judge(schemas, regex, "[add_event(title='T', start='2024-06-12T10:00 ')]").error == "wrong_value"
@@ -273,3 +277,15 @@ def test_full_width_argument_names_are_wrong_in_every_syntax(schemas: Specs) -> 
     assert judge(schemas, WEATHER, '[{"name": "get_weather", "arguments": {"ｃｉｔｙ": "Hangzhou"}}]').error == "missing_parameter"
     # string values are data, not names: a full-width value is free text like any other
     assert judge(schemas, WEATHER, "[get_weather(city='Ｈａｎｇｚｈｏｕ')]").correct
+
+
+def test_a_range_is_two_numbers_low_below_high() -> None:
+    from validator import matchers
+
+    assert list(matchers.problems({"$range": [1, 10]})) == []
+    for body in ([10, 1], [1], [1, "10"], [1, 2, 3], 5, [True, 3]):
+        assert [message for message, _ in matchers.problems({"$range": body})] == [
+            "$range takes [low, high]: two numbers, low below high (both ends accepted)"
+        ], body
+    assert matchers.render({"$range": [5, 50]}) == 5
+    assert matchers.concrete_values({"$optional": {"$range": [5, 50]}}) == [5, 50]

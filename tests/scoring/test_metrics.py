@@ -92,3 +92,20 @@ def test_report_is_deterministic_and_versioned(repo: Corpus) -> None:
     first = score_records(repo, records)
     assert first == score_records(repo, records)
     assert first["version"] == REPORT_VERSION
+
+
+def test_process_is_averaged_over_scenarios_with_milestones() -> None:
+    from validator.scoring.agent import AgentVerdict
+    from validator.scoring.metrics import agent
+    from validator.scoring.scorer import UnitResult
+
+    def unit(id_: str, correct: bool, matched: int, total: int) -> UnitResult:
+        verdict = AgentVerdict(correct, None if correct else "end_state", "", matched, total)
+        return UnitResult(id_, "en", "agent/multi_step", correct, verdict.error, "", None, False, agent=verdict)
+
+    # an idle agent: right on the scenario whose right course is to change nothing, nowhere else
+    figures = agent([unit("a", False, 0, 4), unit("b", False, 0, 2), unit("c", True, 0, 0)])
+    assert figures is not None
+    assert figures["process"]["n"] == 2 and figures["process"]["accuracy"] == 0.0
+    assert figures["end_to_end"]["n"] == 3
+    assert figures["modes"]["agent/multi_step"]["process"]["accuracy"] == 0.0

@@ -135,6 +135,8 @@ ZH_CLOCK_WORDS: dict[str, int] = {"正午": 12 * 60, "午夜十二点": 0}
 # Words that deny what follows them in the same clause: "not paid", "未支付", "无法取消".
 NEGATIONS_EN = frozenset({"not", "no", "never", "cannot", "unable", "nothing", "without", "t", "neither", "nor"})
 NEGATIONS_ZH = ("不", "没", "未", "无法")
+# Words that start with 不 but deny nothing: "不过已经订好了" (but it is booked), "不少", "不久".
+NOT_NEGATIONS_ZH = ("不过", "不错", "不久", "不少", "不仅", "不但", "不管", "不客气")
 NEGATION_WINDOW_EN = 3  # words before the match
 NEGATION_WINDOW_ZH = 3  # characters before the match
 

@@ -34,6 +34,7 @@ from validator.facts.lexicon import (
     NEGATION_WINDOW_ZH,
     NEGATIONS_EN,
     NEGATIONS_ZH,
+    NOT_NEGATIONS_ZH,
     ORDINAL_SUFFIXES,
     RELATIVE_DAYS_EN,
     RELATIVE_DAYS_ZH,
@@ -255,7 +256,10 @@ def _negated(flat: str, position: int) -> bool:
     """Whether a negation comes just before position in flat text, in the same clause."""
     window = flat[max(0, position - 40) : position]
     window = window[window.rfind("|") + 1 :]
-    if any(word in window.replace(" ", "")[-NEGATION_WINDOW_ZH:] for word in NEGATIONS_ZH):
+    compact = window.replace(" ", "")
+    for word in NOT_NEGATIONS_ZH:  # masked, not removed: the window keeps its length
+        compact = compact.replace(word, "_" * len(word))
+    if any(word in compact[-NEGATION_WINDOW_ZH:] for word in NEGATIONS_ZH):
         return True
     return any(word in NEGATIONS_EN for word in window.split()[-NEGATION_WINDOW_EN:])
 

@@ -140,7 +140,7 @@ model must act. An answer is `{"calls": [{"api", "args"}]}` (calls matched order
 `{"one_of": [{"calls": …}, …]}` (several acceptable alternatives), or a special answer
 `{"special": "incomplete", "api", "missing"}`, `{"special": "error_param", "api", "params"}`,
 `{"special": "irrelevant"}`. Argument values are literals or matchers (`$any`, `$optional`,
-`$text`, `$approx`/`$tol`, `$unordered`, `$regex`/`$example`, `$literal`; `$lang` in scenarios):
+`$text`, `$approx`/`$tol`, `$range`, `$unordered`, `$regex`/`$example`, `$literal`; `$lang` in scenarios):
 see `docs/data-model.md` in the repository.
 """
 

@@ -450,7 +450,7 @@ def invalid_matcher(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Every mapping with `$` keys in an argument value is one well-formed matcher:
-    `$any` (≥ 2 values), `$optional`, `$text`, `$approx` with `$tol`, `$unordered`, `$regex`
+    `$any` (≥ 2 values), `$optional`, `$text`, `$approx` with `$tol`, `$range` `[low, high]`, `$unordered`, `$regex`
     with a matching `$example`, `$literal`; `$lang` only in scenarios.
     ## Why is this bad?
     A malformed matcher cannot be rendered for the oracle nor matched by the scorer.

@@ -17,8 +17,13 @@ What a call guarantees:
   removed) turns file, network, subprocess, ``time.sleep`` (audited from Python 3.12) and
   fresh-import events raised in the thread running a sandbox method into
   :class:`SandboxViolation`, recorded even if the method swallows it;
-- a per-call time limit through ``signal.setitimer`` (:class:`CallTimeout`). Both exceptions
-  derive from BaseException, so ``except Exception`` in a sandbox cannot swallow them.
+- a per-call time limit through ``signal.setitimer`` (:class:`CallTimeout`), counted in the
+  calling thread's CPU time (a call descheduled on a loaded machine is not stopped; one that
+  waits without using CPU is stopped after ten limits of wall time). Both exceptions
+  derive from BaseException, so ``except Exception`` in a sandbox cannot swallow them;
+- garbage collection is paused during a call, so other code's finalizers never run inside it
+  (their time would count against the limit, their file reads would be blamed on the sandbox);
+  reading source lines to format a traceback (``linecache``) is not a violation.
 
 Limits, by design of what CPython can observe:
 
@@ -39,15 +44,18 @@ Limits, by design of what CPython can observe:
 from __future__ import annotations
 
 import _strptime  # noqa: F401  (datetime.strptime imports it lazily: never inside a guarded call)
+import gc
 import hashlib
 import importlib.util
 import inspect
 import json
+import linecache
 import marshal
 import math
 import signal
 import sys
 import threading
+import time
 import traceback
 from collections.abc import Iterable, Mapping
 from pathlib import Path
@@ -286,6 +294,9 @@ class _Guard(threading.local):
         self.active = False
         self.files: frozenset[str] = frozenset()
         self.incidents: list[tuple[str, str, int | None]] = []  # (status, message, line)
+        self.limit = 0.0  # seconds of this thread's CPU time a call may use
+        self.cpu_start = 0.0
+        self.wall_start = 0.0
 
 
 _GUARD = _Guard()
@@ -318,11 +329,22 @@ def _sandbox_line(frame: FrameType | None) -> int | None:
     return None
 
 
+def _formatting_a_traceback(frame: FrameType | None) -> bool:
+    """True when ``linecache`` reads a source file to show a traceback, never a sandbox's data."""
+    while frame is not None:
+        if frame.f_code.co_filename == linecache.__file__:
+            return True
+        frame = frame.f_back
+    return False
+
+
 def _audit(event: str, args: tuple[Any, ...]) -> None:
     guard = _GUARD
     if not guard.active:
         return
     if event in _BLOCKED_EVENTS or event.startswith(_BLOCKED_PREFIXES):
+        if event == "open" and _formatting_a_traceback(sys._getframe(1)):
+            return
         message = _describe(event, args)
         guard.incidents.append((VIOLATION, message, _sandbox_line(sys._getframe(1))))
         raise SandboxViolation(message)
@@ -335,15 +357,55 @@ def install_guard() -> None:
         _HOOK.append(True)
 
 
+# A call that uses no CPU (blocked, waiting) is stopped once this many limits of wall time pass.
+_WALL_FACTOR = 10
+
+
 def _on_alarm(signum: int, frame: FrameType | None) -> None:
-    if _GUARD.active:
+    # The limit is the thread's CPU time: a call descheduled on a loaded machine has not run
+    # long, and stopping it would make the same call pass on one machine and fail on another.
+    guard = _GUARD
+    if not guard.active:
+        return
+    if time.thread_time() - guard.cpu_start >= guard.limit or time.monotonic() - guard.wall_start >= _WALL_FACTOR * guard.limit:
         message = "ran past the per-call time limit"
         _GUARD.incidents.append((TIMEOUT, message, _sandbox_line(frame)))
         raise CallTimeout(message)
 
 
+class _CollectorPause:
+    """Garbage collection off while any thread is inside a guarded call.
+
+    A collection that starts inside a call runs other code's finalizers there: their time counts
+    against the sandbox's limit (a full collection late in a long process takes longer than a
+    call is allowed) and their file reads trip the guard. Sandbox calls take microseconds and
+    the collector runs again as soon as the last one ends.
+    """
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.depth = 0
+        self.was_enabled = False
+
+    def __enter__(self) -> None:
+        with self.lock:
+            if self.depth == 0:
+                self.was_enabled = gc.isenabled()
+                gc.disable()
+            self.depth += 1
+
+    def __exit__(self, *exc: object) -> None:
+        with self.lock:
+            self.depth -= 1
+            if self.depth == 0 and self.was_enabled:
+                gc.enable()
+
+
+_COLLECTOR = _CollectorPause()
+
+
 class _Limited:
-    """Guarded region for one call: audit guard on, SIGALRM armed (main thread only)."""
+    """Guarded region for one call: collector paused, audit guard on, SIGALRM armed (main thread only)."""
 
     def __init__(self, files: frozenset[str], seconds: float | None) -> None:
         self.files = files
@@ -351,12 +413,16 @@ class _Limited:
         self.previous: Any = None
 
     def __enter__(self) -> list[tuple[str, str, int | None]]:
+        _COLLECTOR.__enter__()
         if self.seconds:
             self.previous = signal.signal(signal.SIGALRM, _on_alarm)
             # keeps firing until cancelled: a method that swallowed one CallTimeout gets another
             signal.setitimer(signal.ITIMER_REAL, self.seconds, self.seconds / 4)
         _GUARD.incidents = []
         _GUARD.files = self.files
+        _GUARD.limit = self.seconds or 0.0
+        _GUARD.cpu_start = time.thread_time()
+        _GUARD.wall_start = time.monotonic()
         _GUARD.active = True
         return _GUARD.incidents
 
@@ -365,6 +431,7 @@ class _Limited:
         if self.seconds:
             signal.setitimer(signal.ITIMER_REAL, 0)
             signal.signal(signal.SIGALRM, self.previous if self.previous is not None else signal.SIG_DFL)
+        _COLLECTOR.__exit__()
 
 
 # ----------------------------------------------------------------------------- runtime

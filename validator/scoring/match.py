@@ -286,7 +286,7 @@ def _same_json_type(want: Any, got: Any) -> bool:
         body = want.get(kind) if kind else None
         if kind in ("$text", "$regex", "$contains"):
             return isinstance(got, str)
-        if kind == "$approx":
+        if kind in ("$approx", "$range"):
             return isinstance(got, (int, float)) and not isinstance(got, bool)
         if kind == "$unordered":
             return isinstance(got, list)

@@ -154,15 +154,17 @@ def agent(results: Sequence[UnitResult]) -> dict[str, Any] | None:
     runs = [r for r in results if r.agent is not None]
     if not runs:
         return None
-    process = [r.agent.process for r in runs if r.agent is not None]
     modes: dict[str, Any] = {}
     for category in sorted({r.category for r in runs}):
         chosen = [r for r in runs if r.category == category]
-        modes[category] = {
-            "end_to_end": rate(sum(r.correct for r in chosen), len(chosen)),
-            "process": _mean([r.agent.process for r in chosen if r.agent is not None]),
-        }
-    return {"end_to_end": rate(sum(r.correct for r in runs), len(runs)), "process": _mean(process), "modes": modes}
+        modes[category] = {"end_to_end": rate(sum(r.correct for r in chosen), len(chosen)), "process": _mean(_process(chosen))}
+    return {"end_to_end": rate(sum(r.correct for r in runs), len(runs)), "process": _mean(_process(runs)), "modes": modes}
+
+
+def _process(runs: Sequence[UnitResult]) -> list[float]:
+    # A scenario whose right course is to change nothing has no milestones: its process score
+    # would be 1.0 for any agent, the one that does nothing included, so it is not averaged.
+    return [r.agent.process for r in runs if r.agent is not None and r.agent.total]
 
 
 def _mean(values: Sequence[float]) -> dict[str, Any]:
