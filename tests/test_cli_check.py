@@ -112,7 +112,7 @@ def test_path_outside_the_repository_exits_2(clean: Path, tmp_path: Path) -> Non
 def test_missing_repo_exits_2(tmp_path: Path) -> None:
     status, _, err = run("check", "--repo", str(tmp_path / "nope"))
     assert status == 2
-    assert "does not exist" in err
+    assert "no such folder" in err
 
 
 @pytest.mark.parametrize(("fixture", "args", "expected"), [("clean", (), 0), ("dirty", (), 1), ("clean", ("--select", "XYZ"), 2)])
@@ -336,4 +336,4 @@ def test_outside_a_repository_commands_fail_clearly(command: str, tmp_path: Path
     status, out, err = run(command)
     assert status == 2 and out == "" and f"no callbank repository at or above {tmp_path}" in err and "--repo" in err
     status, _, err = run(command, "--repo", str(tmp_path))
-    assert status == 2 and f"no callbank repository in {tmp_path}" in err
+    assert status == 2 and f"--repo {tmp_path} is not a callbank repository" in err

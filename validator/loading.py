@@ -396,26 +396,12 @@ class CorpusDumper(yaml.SafeDumper):
 CorpusDumper.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?i:y|n|yes|no|on|off)$"), list("yYnNoO"))
 
 
-CORPUS_FOLDERS = ("specs", "dialogues", "sandboxes")
-
-
-def corpus_root(repo: str | Path | None) -> Path:
-    """``--repo`` as given, else the repository around the current folder; UserError when that
-    folder holds no corpus (a command run outside a clone must not report "no findings")."""
-    from validator.errors import UserError
-
-    root = Path(repo) if repo else find_repo_root(Path.cwd())
-    if not any((root / name).is_dir() for name in CORPUS_FOLDERS):
-        if repo:
-            raise UserError(f"no callbank repository in {root} (no specs/, dialogues/ or sandboxes/ folder): --repo must name the root of a clone")
-        raise UserError(f"no callbank repository at or above {Path.cwd()} (no specs/, dialogues/ or sandboxes/ folder): run inside a clone, or pass --repo")
-    return root
-
 
 def find_repo_root(start: Path) -> Path:
-    """The nearest folder at or above start that holds a corpus (specs/ or dialogues/)."""
+    """The nearest folder at or above start that holds a corpus (specs/ or dialogues/, or the
+    settings file callbank.yaml)."""
     start = start.resolve()
     for candidate in (start, *start.parents):
-        if (candidate / "specs").is_dir() or (candidate / "dialogues").is_dir() or (candidate / "pyproject.toml").is_file():
+        if (candidate / "specs").is_dir() or (candidate / "dialogues").is_dir() or (candidate / "callbank.yaml").is_file() or (candidate / "pyproject.toml").is_file():
             return candidate
     return start

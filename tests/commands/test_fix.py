@@ -38,6 +38,6 @@ def test_fix_writes_what_the_call_returns_and_nothing_else(tmp_path: Path) -> No
 def test_fix_outside_a_repository_and_on_paths_without_cases(tmp_path: Path) -> None:
     root = materialise("EXE017", "fail", tmp_path)
     outside = CliRunner().invoke(cli, ["fix", "--repo", str(tmp_path)])
-    assert outside.exit_code == 2 and "no callbank repository" in outside.stderr
+    assert outside.exit_code == 2 and "is not a callbank repository" in outside.stderr
     nothing = CliRunner().invoke(cli, ["fix", "--repo", str(root), str(root / "specs")])
     assert nothing.exit_code == 2 and "no case under" in nothing.stderr

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import click
 
+from validator.commands.options import repo_option
 from validator.corpus.index import Corpus
 from validator.errors import UserError
 
@@ -24,15 +25,15 @@ from validator.errors import UserError
 @click.command("fix")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--diff", "show_diff", is_flag=True, help="Print the changes as a unified diff instead of writing them (exit 1 when there are some).")
-@click.option("--repo", "repo_root", type=click.Path(file_okay=False, exists=True), default=None, help="Repository root (default: found from the current folder).")
+@repo_option
 def fix(paths: tuple[str, ...], show_diff: bool, repo_root: str | None) -> None:
     """Rewrite stale recorded tool results (EXE017) in the cases under PATHS (default: every case)."""
+    from validator.commands.options import resolve_root
     from validator.fixer import Fix, write_fixes
-    from validator.loading import corpus_root
     from validator.regenerate import stale_tool_results
 
     try:
-        root = corpus_root(repo_root)
+        root = resolve_root(repo_root)
         corpus = Corpus.load(root)
         corpus.require_intact("fix")
         wanted = _case_paths(root, paths, corpus) if paths else None

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 import click
 
+from validator.commands.options import repo_option
 from validator.errors import UserError
 
 if TYPE_CHECKING:
@@ -18,12 +19,12 @@ if TYPE_CHECKING:
 
 
 def _write(repo_root: str | None, make: Callable[[Corpus], Skeleton]) -> None:
+    from validator.commands.options import resolve_root
     from validator.corpus.index import Corpus
-    from validator.loading import corpus_root
     from validator.scaffold import write_skeleton
 
     try:
-        root = corpus_root(repo_root)
+        root = resolve_root(repo_root)
         skeleton = make(Corpus.load(root, ("api", "case", "scenario", "state")))
         write_skeleton(root, skeleton)
     except UserError as error:
@@ -33,7 +34,7 @@ def _write(repo_root: str | None, make: Callable[[Corpus], Skeleton]) -> None:
     click.echo(f"fill in every '~', then: callbank check {skeleton.path}", err=True)
 
 
-_REPO = click.option("--repo", "repo_root", type=click.Path(file_okay=False, exists=True), default=None, help="Repository root (default: found from the current folder).")
+_REPO = repo_option
 
 
 @click.group("new")

@@ -37,9 +37,16 @@ def has_corpus(folder: Path) -> bool:
 
 def default_root() -> Path:
     """The repository around the current folder; UserError outside one."""
-    from validator.loading import corpus_root
+    from validator.commands.options import resolve_root
 
-    return corpus_root(None)
+    return resolve_root(None)
+
+
+def repo_root_of(root: Path | None) -> Path:
+    """The repository of --repo (checked: UserError for a folder that is none), else the default."""
+    from validator.commands.options import resolve_root
+
+    return resolve_root(root) if root is not None else default_root()
 
 
 def selected_langs(lang: str) -> tuple[str, ...]:
@@ -61,12 +68,12 @@ def corpus_root(repo: Path | None, dataset: str | None) -> Iterator[tuple[Path, 
     """(the corpus folder to score against, a note on where it came from)."""
     if repo is not None and dataset is not None:
         raise UserError("--repo and --dataset each name the corpus; give one of them")
-    if repo is not None and not has_corpus(repo):
-        if not is_dataset(repo):
-            raise UserError(f"{repo} holds no callbank corpus (no specs/, dialogues/ or sandboxes/ folder) and is not a dataset built by `callbank build`")
+    if repo is not None and repo.is_dir() and is_dataset(repo):
         dataset = str(repo)
     if dataset is None:
-        yield (repo if repo is not None else default_root()), None
+        from validator.commands.options import resolve_root
+
+        yield resolve_root(repo), None  # a --repo that is neither a repository nor a dataset: its message
         return
     from validator.hub.load import LoadError, materialized
 
@@ -82,7 +89,7 @@ def corpus_root(repo: Path | None, dataset: str | None) -> Iterator[tuple[Path, 
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True, help="Report format.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the report to this file instead of standard output.")
 @click.option(
-    "--repo", "root", type=click.Path(path_type=Path, file_okay=False, exists=True), help="Corpus root (default: the repository around the current folder); a built dataset works as --dataset."
+    "--repo", "root", type=click.Path(path_type=Path), metavar="DIR", help="Repository root (default: found from the current folder); a built dataset works as --dataset."
 )
 @click.option("--dataset", metavar="DIR_OR_REPO_ID", help="Score against a dataset built by `callbank build`: its folder, or its Hub id (ORG/NAME); no clone needed.")
 @click.option("--lang", type=click.Choice(LANG_CHOICES), default=None, help="Languages to score.  [default: the run's, else all]")

@@ -6,23 +6,18 @@ import json
 
 import click
 
-from validator.errors import UserError
+from validator.commands.options import repo_option, resolve_root
 
 
 @click.command()
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--repo", "repo_root", type=click.Path(file_okay=False, exists=True), default=None, help="Repository root (default: found from the current folder).")
+@repo_option
 def stats(output_format: str, repo_root: str | None) -> None:
     """Counts per category × language, APIs per domain, calls, arguments and turns."""
     from validator.corpus.index import BENCHMARK_KINDS, Corpus
-    from validator.loading import corpus_root
     from validator.stats import corpus_stats, render_text
 
-    try:
-        root = corpus_root(repo_root)
-    except UserError as error:
-        click.echo(f"callbank stats: {error}", err=True)
-        raise SystemExit(2) from None
+    root = resolve_root(repo_root)
     corpus = Corpus.load(root, BENCHMARK_KINDS)
     broken = corpus.broken()
     if broken:

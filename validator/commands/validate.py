@@ -4,17 +4,16 @@ from __future__ import annotations
 
 import click
 
-from validator.commands.options import report_options
+from validator.commands.options import report_options, resolve_root
 from validator.errors import UserError
 
 
 def run_validate(output_format: str, select: tuple[str, ...], ignore: tuple[str, ...], repo_root: str | None) -> int:
     from validator import engine
-    from validator.loading import corpus_root
     from validator.reporters import REPORTERS
 
+    root = resolve_root(repo_root)
     try:
-        root = corpus_root(repo_root)
         diagnostics = engine.validate(root, select, ignore)
     except UserError as error:
         click.echo(f"callbank validate: {error}", err=True)

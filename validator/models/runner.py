@@ -152,15 +152,16 @@ def plan(
     jobs: list[Job] = []
     selection = Selection.of(langs, categories, limit)
     cases, scenarios = selection.items(corpus)
+    chosen = [lang for lang in corpus.langs if lang in selection.langs]  # a one-language repository has one
     for case in cases:
         if is_retrieval(case.category):
-            for lang in selection.langs:
+            for lang in chosen:
                 policy = search_policy(corpus, lang)
                 jobs.extend(RetrievalJob(request, case) for request in retrieval_requests(case, lang, corpus.specs, syntax, style=style, policy=policy))
         else:
-            jobs.extend(CaseJob(request) for lang in selection.langs for request in case_requests(case, lang, corpus.specs, syntax, style=style))
+            jobs.extend(CaseJob(request) for lang in chosen for request in case_requests(case, lang, corpus.specs, syntax, style=style))
     for scenario in scenarios:
-        jobs.extend(ScenarioJob(scenario, lang, policy_text(corpus, scenario, lang)) for lang in selection.langs)
+        jobs.extend(ScenarioJob(scenario, lang, policy_text(corpus, scenario, lang)) for lang in chosen)
     return jobs
 
 

@@ -5,7 +5,9 @@ Exit status: 0 when the predictions file is clean, 1 when it has problems (malfo
 unknown ids or steps, duplicates — the report is still written). Missing predictions are
 counted wrong and listed; they do not change the status. A corpus with unreadable or
 schema-breaking files is refused (UserError): its records do not exist, so nothing about it
-could be scored truthfully.
+could be scored truthfully — unless its ``callbank.yaml`` says ``broken_files: skip`` (an
+imported repository): then what those files hold, and every item that needs a broken spec, is
+left out, and a note says how many.
 """
 
 from __future__ import annotations
@@ -53,6 +55,9 @@ def score_predictions(
     ``notes`` join the report's notes."""
     read = read_predictions(predictions)
     corpus = Corpus.load_benchmark(root, "score")
+    chosen_langs = {lang for selection in selections for lang in selection.langs} if selections is not None else set(langs)
+    if not chosen_langs & set(corpus.langs):
+        raise UserError(f"the repository {root} holds {', '.join(corpus.langs)} only (callbank.yaml); --lang {sorted(chosen_langs)[0]} selects nothing")
     units = collect_units(corpus, langs=langs, categories=categories, limit=limit, selections=selections)
     if not units.cases and not units.scenarios:
         raise UserError(f"no case or scenario under {root} matches the selection")
@@ -64,6 +69,9 @@ def score_predictions(
     for key, value in (about or {}).items():
         report[key] = {**value, "units": len(units.cases) + len(units.scenarios)} if key == "selection" else value
     report["notes"] = [*notes, *report.get("notes", [])]
+    skipped = corpus.skipped_note()
+    if skipped:
+        report["notes"].append(skipped)
     text = REPORTERS[output_format](report)
     if out is None:
         sys.stdout.write(text)

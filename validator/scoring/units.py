@@ -60,12 +60,13 @@ def collect_units(
     limit: int | None = None,
     selections: Sequence[Selection] | None = None,
 ) -> Units:
-    """The selected units, by id then language: of the languages, categories and limit given
-    (``validator.corpus.selection``), or of any of several selections (a run's sessions)."""
+    """The selected units, by id then language: of the languages (those the repository has),
+    categories and limit given (``validator.corpus.selection``), or of any of several selections
+    (a run's sessions)."""
     chosen = list(selections) if selections is not None else [Selection.of(langs, categories, limit)]
     wanted: set[tuple[str, str]] = set()
     for selection in chosen:
         wanted |= selection.keys(corpus)
-    cases = [CaseUnit(case, lang) for case in corpus.cases_in() for lang in LANGS if (case.id, lang) in wanted]
-    scenarios = [ScenarioUnit(scenario, lang) for scenario in corpus.scenarios_in() for lang in LANGS if (scenario.id, lang) in wanted]
+    cases = [CaseUnit(case, lang) for case in corpus.cases_in() for lang in corpus.langs if (case.id, lang) in wanted]
+    scenarios = [ScenarioUnit(scenario, lang) for scenario in corpus.scenarios_in() for lang in corpus.langs if (scenario.id, lang) in wanted]
     return Units(cases, scenarios, frozenset(corpus.cases) | frozenset(corpus.scenarios))
