@@ -1,4 +1,8 @@
-"""``callbank score``: score a predictions file against the corpus.
+"""``callbank score``: score a predictions file — or the shards of one run — against the corpus.
+
+Several files are read as one run (``validator.runs.load``): the shards of a run
+(``callbank run --shard I/N``) or parts written by another harness. Files whose manifests
+disagree, shards given twice and files that share records are refused before anything is scored.
 
 By default the units scored are those the run covered: its manifest (``<predictions>.manifest.json``,
 written by ``callbank run``) records each session's ``--lang``, ``--category`` and ``--limit``, so a
@@ -85,7 +89,7 @@ def corpus_root(repo: Path | None, dataset: str | None) -> Iterator[tuple[Path, 
 
 
 @click.command("score")
-@click.argument("predictions", type=click.Path(path_type=Path))
+@click.argument("predictions", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True, help="Report format.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the report to this file instead of standard output.")
 @click.option(
@@ -97,20 +101,36 @@ def corpus_root(repo: Path | None, dataset: str | None) -> Iterator[tuple[Path, 
 @click.option("--limit", type=int, help="Score the first N cases (by id) of each category and N scenarios of each agent category, as `run --limit` runs them.  [default: the run's]")
 @click.option("--all", "everything", is_flag=True, help="Score every unit of the corpus; those the run did not cover count as missing.")
 def score(
-    predictions: Path, output_format: str, out: Path | None, root: Path | None, dataset: str | None, lang: str | None, categories: tuple[str, ...], limit: int | None, everything: bool
+    predictions: tuple[Path, ...],
+    output_format: str,
+    out: Path | None,
+    root: Path | None,
+    dataset: str | None,
+    lang: str | None,
+    categories: tuple[str, ...],
+    limit: int | None,
+    everything: bool,
 ) -> None:
     """Score PREDICTIONS (JSON Lines, see docs/predictions.md): per case, category, language, overall.
 
-    Scores the units the run covered (from PREDICTIONS.manifest.json) unless --lang, --category,
-    --limit or --all say otherwise."""
-    from validator.scoring.evaluate import score_predictions
+    Several files are the shards of one run, scored together. Scores the units the run covered
+    (from PREDICTIONS.manifest.json) unless --lang, --category, --limit or --all say otherwise."""
+    from validator.corpus.index import Corpus
+    from validator.runs.load import load_run
+    from validator.runs.scoring import evaluate_runs
+    from validator.scoring.evaluate import write_report
     from validator.scoring.runinfo import choose_units
 
     try:
-        selections, about, notes = choose_units(predictions, lang, categories, limit, everything=everything)
-        with corpus_root(root, dataset) as (folder, source):
-            notes += [source] if source else []
-            status = score_predictions(predictions, root=folder, output_format=output_format, out=out, selections=selections, about=about, notes=notes)
+        with corpus_root(root, dataset) as (repo, source):  # a --repo that is no repository is the first thing to say
+            selections, about, notes = choose_units(predictions[0], lang, categories, limit, everything=everything)
+            run = load_run(predictions)
+            corpus = Corpus.load_benchmark(repo, "score")
+            langs = LANGS if lang in (None, "all") else (str(lang),)
+            [evaluation] = evaluate_runs(
+                [run], corpus, langs=langs, categories=categories, limit=limit, selections=selections, about=about, notes=[*notes, *([source] if source else [])]
+            )
+            status = write_report(evaluation.report, output_format, out)
     except UserError as error:
         fail(error)
     sys.exit(status)

@@ -82,8 +82,6 @@ def unsourced_history_fact(case: Case, corpus: Corpus) -> Iterator[Finding]:
     - assistant: Two debits — 3,000 and 2,460 yuan.
     ```
     """
-    if case.time is None:  # an imported case without a clock (callbank import): what it sources is read against the clock
-        return
     for dialogue in case.dialogues.values():
         if not any(isinstance(turn, AssistantTurn) for turn in dialogue.turns):
             continue
@@ -92,8 +90,7 @@ def unsourced_history_fact(case: Case, corpus: Corpus) -> Iterator[Finding]:
 
 def _dialogue_findings(case: Case, dialogue: Dialogue, corpus: Corpus) -> Iterator[Finding]:
     lang = dialogue.lang
-    assert case.time is not None  # history_invents_facts returns early without a clock
-    known = Known(_dt.datetime.fromisoformat(case.time))
+    known = Known(_dt.datetime.fromisoformat(case.time) if case.time else None)  # an imported case may have no clock
     later = Known(known.clock)  # read only when the others leave a claim unsourced: calls and API descriptions
     later_parts: list[tuple[Any, bool]] = []  # (data, whether its lists' lengths are counts)
     if case.profile is not None:
@@ -137,7 +134,7 @@ Claim = tuple[str, str, Any]  # (kind, text as written, value): number | time | 
 class Known:
     """What the sources so far give: numbers, times, dates, weekdays, list lengths, texts."""
 
-    clock: _dt.datetime
+    clock: _dt.datetime | None
     numbers: set[Decimal] = field(default_factory=set)
     counts: set[int] = field(default_factory=set)
     times: set[int] = field(default_factory=set)
@@ -146,6 +143,8 @@ class Known:
     texts: list[Analysis] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        if self.clock is None:
+            return
         today = self.clock.date()
         self._add_date((today.year, today.month, today.day))
         self.times.add(self.clock.hour * 60 + self.clock.minute)
