@@ -18,8 +18,10 @@
    Python of a separate virtual environment with ``pip install bfcl-eval`` (never a callbank
    dependency). The same oracle and mutated outputs are scored by callbank here and by BFCL's
    AST checker in that interpreter (its decoder included, data read from the installed
-   package), each timing only its own scoring loop. An imported case names its BFCL entry in
-   ``source.id`` (or its own id). Goal: callbank ≥ 2 × BFCL records per second.
+   package), each timing only its own scoring loop; the outputs name the APIs as each side's
+   data does (callbank's identifiers / BFCL's ``math.factorial``), the text otherwise the same.
+   An imported case names its BFCL entry in ``origin.record``. Only call checkpoints (BFCL's AST
+   categories; irrelevance is not AST-checked there). Goal: callbank ≥ 2 × BFCL records per second.
 """
 
 from __future__ import annotations
@@ -141,52 +143,91 @@ def adversarial(schemas: Specs) -> list[tuple[str, float, str]]:
 
 # ----------------------------------------------------------------------------- BFCL side by side
 
+# BFCL's own evaluation of a prompting model's AST categories, per record: decode the text
+# (``default_decode_ast_prompting``), then ``ast_checker`` against the possible answers. Run in
+# the interpreter of a separate virtual environment holding bfcl-eval (never a callbank
+# dependency), on the records the same package ships; only the loop is timed.
 _BFCL_LOOP = r"""
 import json, sys, time
 from importlib import resources
+from bfcl_eval.constants.enums import Language, ReturnFormat
 from bfcl_eval.eval_checker.ast_eval.ast_checker import ast_checker
 from bfcl_eval.model_handler.utils import default_decode_ast_prompting
 
+MODEL = "gorilla-openfunctions-v2"  # a prompting model whose function names keep their dots
 items = [json.loads(line) for line in open(sys.argv[1], encoding="utf-8")]
 data = resources.files("bfcl_eval") / "data"
+wanted = {item["bfcl_id"] for item in items}
 entries, answers = {}, {}
-for path in data.rglob("*.json"):
+for path in [*data.glob("BFCL_v*.json"), *(data / "possible_answer").glob("BFCL_v*.json")]:
+    if "format_sensitivity" in path.name:
+        continue  # a list of other categories' ids, not records
     for line in path.read_text(encoding="utf-8").splitlines():
         if line.strip():
             record = json.loads(line)
-            (answers if "possible_answer" in str(path) else entries)[record["id"]] = record
+            if isinstance(record, dict) and record.get("id") in wanted:
+                (answers if "possible_answer" in str(path) else entries)[record["id"]] = record
+work = [(entries[i["bfcl_id"]]["function"], answers[i["bfcl_id"]]["ground_truth"], i["bfcl_id"].rsplit("_", 1)[0], i["output"]) for i in items]
+right = errors = 0
 start = time.process_time()
-right = 0
-for item in items:
-    entry, answer = entries[item["bfcl_id"]], answers[item["bfcl_id"]]
-    category = item["bfcl_id"].rsplit("_", 1)[0]
+for functions, truth, category, output in work:
     try:
-        decoded = default_decode_ast_prompting(item["output"], "python")
-        right += ast_checker(entry["function"], decoded, answer["ground_truth"], "python", category, "bench")["valid"]
+        decoded = default_decode_ast_prompting(output, ReturnFormat.PYTHON)
+        right += bool(ast_checker(functions, decoded, truth, Language.PYTHON, category, MODEL)["valid"])
     except Exception:
-        pass
-print(json.dumps({"records": len(items), "right": right, "cpu": time.process_time() - start}))
+        errors += 1  # BFCL counts an output it cannot decode as wrong
+cpu = time.process_time() - start
+print(json.dumps({"records": len(work), "right": right, "undecodable": errors, "cpu": cpu}))
 """
+
+
+def source_name(corpus: Corpus, api: str) -> str:
+    """The name BFCL gives an API that ``callbank import bfcl`` renamed (its spec's ``origin.name``)."""
+    spec = corpus.specs.get(api)
+    origin = spec.document.data.get("origin") if spec is not None and isinstance(spec.document.data, dict) else None
+    return str(origin["name"]) if isinstance(origin, dict) and "name" in origin else api
+
+
+def bfcl_pairs(corpus: Corpus) -> list[tuple[Item, dict[str, str]]]:
+    """The oracle and mutated outputs of every call checkpoint of an imported BFCL repository,
+    each as (callbank's item, BFCL's record): the same answer text, the APIs under each side's
+    names. Irrelevance checkpoints are left out (BFCL does not run its AST checker on them)."""
+    pairs = []
+    for case_id, case in sorted(corpus.cases.items()):
+        origin = case.data.get("origin")
+        bfcl_id = str(origin["record"]) if isinstance(origin, dict) and "record" in origin else case_id
+        for lang in corpus.langs:
+            for checkpoint in case.dialogues[lang].checkpoints:
+                if checkpoint.special is not None:
+                    continue
+                calls = first_alternative(checkpoint, lang)
+                theirs = [{**call, "api": source_name(corpus, call["api"])} for call in calls]
+                key = {"id": case_id, "lang": lang, "step": checkpoint.step}
+                ours_texts = [("oracle", python_calls(calls)), *mutations(calls)]
+                their_texts = [("oracle", python_calls(theirs)), *mutations(theirs)]
+                for (name, ours), (same, text) in zip(ours_texts, their_texts, strict=True):
+                    assert name == same
+                    pairs.append(((checkpoint, {**key, "output": ours}, lang, case_id), {"bfcl_id": bfcl_id, "output": text, "kind": name}))
+    return pairs
 
 
 def bfcl_side_by_side(repo_dir: Path, python: str, target: int) -> None:
     corpus = Corpus.load(repo_dir)
-    schemas = corpus.specs
-    oracle, mutated = outputs(corpus)
-    items = [item for item in oracle + mutated if item[3] in corpus.cases]
-    ours, done, right = records_per_second(items, schemas, target)
+    pairs = bfcl_pairs(corpus)
+    chosen = (pairs * (target // max(len(pairs), 1) + 1))[:target]
+    ours, done, right = records_per_second([item for item, _ in chosen], corpus.specs, target)
     with tempfile.TemporaryDirectory() as folder:
         paired = Path(folder) / "outputs.jsonl"
-        with paired.open("w", encoding="utf-8") as handle:
-            for _, record, _, case_id in (items * (target // max(len(items), 1) + 1))[:target]:
-                source = corpus.cases[case_id].data.get("source")
-                bfcl_id = source.get("id", case_id) if isinstance(source, dict) else case_id
-                handle.write(json.dumps({"bfcl_id": bfcl_id, "output": record["output"]}, ensure_ascii=False) + "\n")
-        completed = subprocess.run([python, "-c", _BFCL_LOOP, str(paired)], capture_output=True, text=True, check=True)
+        paired.write_text("".join(json.dumps(record, ensure_ascii=False) + "\n" for _, record in chosen), encoding="utf-8")
+        completed = subprocess.run([python, "-c", _BFCL_LOOP, str(paired)], capture_output=True, text=True, check=False)
+    if completed.returncode != 0:
+        raise SystemExit(f"BFCL's checker did not run in {python}:\n{completed.stderr[-2000:]}")
     theirs = json.loads(completed.stdout.strip().splitlines()[-1])
     bfcl_rate = theirs["records"] / theirs["cpu"]
-    print(f"BFCL side by side on {done:,} outputs: callbank {ours:,.0f} records/s ({right:,} right), "
-          f"BFCL's checker {bfcl_rate:,.0f} records/s ({theirs['right']:,} right): {ours / bfcl_rate:.2f}× (goal ≥ 2×)")
+    oracle_total = sum(1 for _, record in chosen if record["kind"] == "oracle")
+    print(f"BFCL side by side on {done:,} outputs ({len(pairs):,} distinct, {oracle_total:,} of them oracle): "
+          f"callbank {ours:,.0f} records/s of CPU time ({right:,} right), BFCL's decoder + AST checker {bfcl_rate:,.0f} records/s "
+          f"({theirs['right']:,} right, {theirs['undecodable']:,} undecodable): {ours / bfcl_rate:.2f}× (goal ≥ 2×)")
 
 
 def startup(repeat: int = 5) -> None:

@@ -112,7 +112,7 @@ def test_path_outside_the_repository_exits_2(clean: Path, tmp_path: Path) -> Non
 def test_missing_repo_exits_2(tmp_path: Path) -> None:
     status, _, err = run("check", "--repo", str(tmp_path / "nope"))
     assert status == 2
-    assert "does not exist" in err
+    assert "no such folder" in err
 
 
 @pytest.mark.parametrize(("fixture", "args", "expected"), [("clean", (), 0), ("dirty", (), 1), ("clean", ("--select", "XYZ"), 2)])

@@ -27,7 +27,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("corpus", ("validator.corpus", "validator.matchers", "validator.facts", "validator.schemas", "validator.toolsearch")),
     ("rules, sandbox, scoring", ("validator.rules", "validator.sandbox", "validator.scoring", "validator.retrieval_checks")),
-    ("engine, models, review, hub", ("validator.engine", "validator.models", "validator.review", "validator.hub", "validator.stats", "validator.reporters", "validator.regenerate")),
+    ("engine, models, review, hub, importers", ("validator.engine", "validator.models", "validator.review", "validator.hub", "validator.importers", "validator.stats", "validator.reporters", "validator.regenerate")),
     ("commands, cli", ("validator.commands", "validator.cli", "validator.__main__")),
 )
 

@@ -11,6 +11,7 @@ import sys
 import click
 
 from validator import __version__
+from validator.errors import UserError
 
 # name -> "module:attribute" of a click command; modules are imported on first use
 COMMANDS: dict[str, str] = {
@@ -24,12 +25,22 @@ COMMANDS: dict[str, str] = {
     "run": "validator.commands.run:run",
     "review": "validator.commands.review:review",
     "stats": "validator.commands.stats:stats",
+    "import": "validator.commands.import_:import_",
 }
 
 
 class LazyGroup(click.Group):
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
+
+    def invoke(self, ctx: click.Context) -> object:
+        # a mistake the user can fix that a command let through (a malformed callbank.yaml, a
+        # --repo that is no repository): one line, exit status 2, never a traceback
+        try:
+            return super().invoke(ctx)
+        except UserError as error:
+            click.echo(f"callbank {ctx.invoked_subcommand or ''}: {error}".replace("callbank : ", "callbank: "), err=True)
+            ctx.exit(2)
 
     def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         target = COMMANDS.get(cmd_name)

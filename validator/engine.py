@@ -17,13 +17,14 @@ from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
+from validator.corpus.config import CONFIG_FILE
 from validator.corpus.index import Corpus, LoadedFile
 from validator.corpus.records import SandboxInfo
 from validator.diagnostics import Diagnostic, Finding, Location, escape_pointer_token
 from validator.errors import UserError
 from validator.loading import Document
 from validator.rules import RULES
-from validator.rules.registry import Rule, select_codes, stage_rules
+from validator.rules.registry import Rule, known_prefix, select_codes, stage_rules
 
 GENERIC = "SCH010"
 PARALLEL_THRESHOLD = 400  # below this many files, starting workers costs more than it saves
@@ -216,10 +217,19 @@ def _paused_gc(function: Any, *args: Any) -> Any:
             gc.enable()
 
 
+def wanted_codes(corpus: Corpus, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> Any:
+    """The rule selection: --select / --ignore, plus the codes the repository's ``callbank.yaml``
+    ignores (a code there that names no rule is a UserError, as on the command line)."""
+    for code in corpus.config.ignore:
+        if not known_prefix(code):
+            raise UserError(f"{corpus.root / CONFIG_FILE}: ignore names {code!r}, which matches no rule code (see `callbank rules`)")
+    return select_codes(tuple(select), (*ignore, *corpus.config.ignore))
+
+
 def check(root: Path, paths: Sequence[str] | None = None, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Diagnostic]:
     """Every rule finding for the repository (or the named files), sorted by place."""
-    rules = RuleSet(stage_rules("check", select_codes(tuple(select), tuple(ignore))))
     corpus = Corpus(Path(root))
+    rules = RuleSet(stage_rules("check", wanted_codes(corpus, select, ignore)))
     found: list[Diagnostic] = _paused_gc(_check, corpus, paths, rules, False)
     return sorted(found, key=lambda d: d.sort_key)
 
@@ -227,8 +237,8 @@ def check(root: Path, paths: Sequence[str] | None = None, select: Sequence[str] 
 def validate(root: Path, select: Sequence[str] = (), ignore: Sequence[str] = (), corpus: Corpus | None = None) -> list[Diagnostic]:
     """`check` then, when the rule checks are clean, `exec` on the same loaded corpus (every file
     is parsed once; a corpus already loaded by the caller is not parsed again)."""
-    wanted = select_codes(tuple(select), tuple(ignore))
     corpus = corpus if corpus is not None else Corpus(Path(root))
+    wanted = wanted_codes(corpus, select, ignore)
     found: list[Diagnostic] = _paused_gc(_check, corpus, None, RuleSet(stage_rules("check", wanted)), True)
     if found:
         return sorted(found, key=lambda d: d.sort_key)
@@ -242,7 +252,7 @@ def execute(corpus: Corpus, select: Sequence[str] = (), ignore: Sequence[str] = 
     """Every execution finding for a loaded corpus, sorted by place."""
     from validator.rules.execution_context import DEFAULT_TIME_LIMIT, Execution
 
-    rules = RuleSet(stage_rules("exec", select_codes(tuple(select), tuple(ignore))))
+    rules = RuleSet(stage_rules("exec", wanted_codes(corpus, select, ignore)))
     execution = Execution(corpus, DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
     found: list[Diagnostic] = []
     for sandbox in corpus.sandboxes.values():
@@ -254,6 +264,6 @@ def execute(corpus: Corpus, select: Sequence[str] = (), ignore: Sequence[str] = 
 
 def review(corpus: Corpus, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Diagnostic]:
     """Every finding of the review gate's rules (REV), sorted by place."""
-    rules = RuleSet(stage_rules("review", select_codes(tuple(select), tuple(ignore))))
+    rules = RuleSet(stage_rules("review", wanted_codes(corpus, select, ignore)))
     found = [d for loaded in corpus.loaded() for d in check_file(corpus, loaded, rules)]
     return sorted(found, key=lambda d: d.sort_key)

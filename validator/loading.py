@@ -383,9 +383,10 @@ def discover(root: Path) -> list[tuple[str, str]]:
 
 
 def find_repo_root(start: Path) -> Path:
-    """The nearest folder at or above start that holds a corpus (specs/ or dialogues/)."""
+    """The nearest folder at or above start that holds a corpus (specs/ or dialogues/, or the
+    settings file callbank.yaml)."""
     start = start.resolve()
     for candidate in (start, *start.parents):
-        if (candidate / "specs").is_dir() or (candidate / "dialogues").is_dir() or (candidate / "pyproject.toml").is_file():
+        if (candidate / "specs").is_dir() or (candidate / "dialogues").is_dir() or (candidate / "callbank.yaml").is_file() or (candidate / "pyproject.toml").is_file():
             return candidate
     return start

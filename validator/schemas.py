@@ -1,12 +1,22 @@
-"""The JSON Schemas of every document kind, compiled once per run with jsonschema-rs."""
+"""The JSON Schemas of every document kind, compiled once per run with jsonschema-rs.
+
+The schemas are written for callbank's two languages. A repository whose settings name fewer
+(``callbank.yaml``, ``validator.corpus.config``) gets them specialised: every object schema
+whose properties are the languages (a case's sides, a bilingual text, a scenario's user) keeps
+only the repository's, so an English-only repository's cases have an ``en`` side and nothing
+else, and its descriptions are ``{en: …}``.
+"""
 
 from __future__ import annotations
 
 import json
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 import jsonschema_rs
+
+from validator.corpus.langs import LANGS as ALL_LANGS  # the languages the schemas are written for
 
 SCHEMA_FILES = {
     "api": "api.schema.json",
@@ -30,21 +40,42 @@ def schemas_dir(root: Path | None = None) -> Path:
     return shipped if shipped.is_dir() else package.parent / "schemas"
 
 
-class SchemaSet:
-    """Compiled validators by document kind."""
+def specialise(schema: Any, langs: Sequence[str]) -> Any:
+    """The schema with every language-keyed object narrowed to langs (a copy; the input is kept)."""
+    if isinstance(schema, list):
+        return [specialise(item, langs) for item in schema]
+    if not isinstance(schema, dict):
+        return schema
+    out = {key: specialise(value, langs) for key, value in schema.items()}
+    properties = out.get("properties")
+    if isinstance(properties, dict) and all(lang in properties for lang in ALL_LANGS):
+        dropped = [lang for lang in ALL_LANGS if lang not in langs]
+        out["properties"] = {key: value for key, value in properties.items() if key not in dropped}
+        if isinstance(out.get("required"), list):
+            out["required"] = [key for key in out["required"] if key not in dropped]
+    return out
 
-    def __init__(self, root: Path | None = None) -> None:
+
+class SchemaSet:
+    """Compiled validators by document kind, for the repository's languages."""
+
+    def __init__(self, root: Path | None = None, langs: Sequence[str] = ALL_LANGS) -> None:
         self.directory = schemas_dir(root)
-        common = json.loads((self.directory / COMMON).read_text(encoding="utf-8"))
+        self.langs = tuple(langs)
+        common = self._read(COMMON)
         self._registry = jsonschema_rs.Registry([(BASE_URI + COMMON, common)])
         self._validators: dict[str, Any] = {}
+
+    def _read(self, name: str) -> Any:
+        schema = json.loads((self.directory / name).read_text(encoding="utf-8"))
+        return schema if set(self.langs) == set(ALL_LANGS) else specialise(schema, self.langs)
 
     def kinds(self) -> tuple[str, ...]:
         return tuple(SCHEMA_FILES)
 
     def validator(self, kind: str) -> Any:
         if kind not in self._validators:
-            schema = json.loads((self.directory / SCHEMA_FILES[kind]).read_text(encoding="utf-8"))
+            schema = self._read(SCHEMA_FILES[kind])
             self._validators[kind] = jsonschema_rs.validator_for(schema, registry=self._registry)
         return self._validators[kind]
 

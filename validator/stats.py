@@ -43,9 +43,11 @@ def corpus_stats(corpus: Corpus) -> dict[str, Any]:
         else:
             runnable += 1
     names = sorted({c for c, _ in categories})
+    langs = corpus.langs
     return {
-        "categories": {name: {lang: categories[(name, lang)] for lang in LANGS} for name in names},
-        "totals": {lang: sum(categories[(n, lang)] for n in names) for lang in LANGS},
+        "languages": list(langs),
+        "categories": {name: {lang: categories[(name, lang)] for lang in langs} for name in names},
+        "totals": {lang: sum(categories[(n, lang)] for n in names) for lang in langs},
         "apis": {"total": runnable + spec_only, "runnable": runnable, "spec_only": spec_only, "per_domain": dict(sorted(domains.items()))},
         "calls_per_checkpoint": _distribution(calls_per_checkpoint),
         "arguments_per_call": _distribution(args_per_call),
@@ -57,10 +59,11 @@ def corpus_stats(corpus: Corpus) -> dict[str, Any]:
 
 
 def render_text(stats: dict[str, Any]) -> str:
-    lines = ["category                          en     zh"]
+    langs = stats.get("languages", list(LANGS))
+    lines = [f"{'category':<30}" + "".join(f" {lang:>5} " for lang in langs).rstrip()]
     for name, counts in stats["categories"].items():
-        lines.append(f"{name:<30} {counts['en']:>5}  {counts['zh']:>5}")
-    lines.append(f"{'total':<30} {stats['totals']['en']:>5}  {stats['totals']['zh']:>5}")
+        lines.append(f"{name:<30}" + "".join(f" {counts[lang]:>5} " for lang in langs).rstrip())
+    lines.append(f"{'total':<30}" + "".join(f" {stats['totals'][lang]:>5} " for lang in langs).rstrip())
     apis = stats["apis"]
     lines += ["", f"APIs: {apis['total']} ({apis['runnable']} runnable, {apis['spec_only']} spec-only) in {len(apis['per_domain'])} domains"]
     lines += [f"  {domain:<20} {count:>4}" for domain, count in apis["per_domain"].items()]

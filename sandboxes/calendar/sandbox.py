@@ -75,10 +75,12 @@ class CalendarSandbox(Sandbox):
     def _person(self, label: str) -> dict[str, Any]:
         """A colleague by exact name, alias or email (case-insensitive); any other email is an outside guest."""
         wanted = label.strip().casefold()
-        for person in self.data["people"].values():
-            names = [person["name"], *person["aliases"], person["email"]]
-            if any(wanted == name.casefold() for name in names):
-                return {"name": person["name"], "email": person["email"]}
+        found = self.find_named("person", label)  # a name (state.yaml `names.person`) …
+        if found is None:  # … or an email, an identifier
+            found = next(((key, p) for key, p in self.data["people"].items() if wanted == p["email"].casefold()), None)
+        if found is not None:
+            person = found[1]
+            return {"name": person["name"], "email": person["email"]}
         if wanted == self._owner_email:
             return {"name": self.data["owner"]["name"], "email": self._owner_email}
         local, _, domain = wanted.partition("@")
@@ -110,11 +112,11 @@ class CalendarSandbox(Sandbox):
 
     def _room(self, label: str) -> tuple[str, dict[str, Any]]:
         wanted = label.strip().casefold()
-        for room_id, room in self.data["rooms"].items():
-            names = [room_id, room["name"], room["name_zh"], f"{room['name']} room"]
-            if any(wanted == name.casefold() for name in names):
-                return room_id, room
-        raise ApiError("unknown_room", room=label)
+        found = next(((key, room) for key, room in self.data["rooms"].items() if wanted == key.casefold()), None)  # an id …
+        found = found or self.find_named("room", label)  # … or a name (state.yaml `names.room`)
+        if found is None:
+            raise ApiError("unknown_room", room=label)
+        return str(found[0]), found[1]
 
     def _room_free(self, room_id: str, start: datetime, end: datetime, ignore: str | None = None) -> dict[str, Any] | None:
         """The first active booking of the room that overlaps [start, end), if any."""
@@ -486,7 +488,7 @@ class CalendarSandbox(Sandbox):
     def list_meeting_rooms(self, floor: int | None = None, min_capacity: int = 1, equipment: list[str] | None = None) -> dict[str, Any]:
         needs = set(equipment or [])
         rooms = [
-            {"room_id": room_id, **copy.deepcopy(room)}
+            {"room_id": room_id, **{key: copy.deepcopy(value) for key, value in room.items() if key != "aliases"}}  # names beyond the two shown are for resolving
             for room_id, room in sorted(self.data["rooms"].items())
             if (floor is None or room["floor"] == floor) and room["capacity"] >= min_capacity and needs <= set(room["equipment"])
         ]

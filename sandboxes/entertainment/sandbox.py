@@ -43,6 +43,10 @@ class EntertainmentSandbox(Sandbox):
     """The app; ``self.data`` holds ``member``, ``movies``, ``cinemas``, ``showtimes``, ``tracks``, ``concerts``, …"""
 
     name: ClassVar[str] = "entertainment"
+    # every kind of name state.yaml declares is compared without book-title marks and quotes
+    name_folds = dict.fromkeys(
+        ("city", "movie", "cinema", "track", "track_artist", "playlist", "concert_artist"), _fold
+    )
 
     # ------------------------------------------------------------------ helpers (private)
 
@@ -75,19 +79,20 @@ class EntertainmentSandbox(Sandbox):
         return None
 
     def _city(self, name: str) -> str:
-        wanted = _fold(name)
-        for key, names in self.data["cities"].items():
-            if wanted in (key, _fold(names["en"]), _fold(names["zh"])):
-                return key
-        raise ApiError("city_not_found", city=name)
+        """A city by its key (``new_york``) or a name state.yaml declares (`names.city`)."""
+        if _fold(name) in self.data["cities"]:
+            return _fold(name)
+        found = self.find_named("city", name)
+        if found is None:
+            raise ApiError("city_not_found", city=name)
+        return str(found[0])
 
-    def _named(self, table: str, name: str, error: str) -> dict[str, Any]:
-        wanted = _fold(name)
-        for row in self.data[table].values():
-            labels = [row.get("title") or row.get("name"), *row.get("aliases", [])]
-            if wanted in (_fold(label) for label in labels):
-                return row
-        raise ApiError(error, name=name)
+    def _named(self, kind: str, name: str, error: str) -> dict[str, Any]:
+        """A movie or a cinema by a name state.yaml declares (`names.movie`, `names.cinema`)."""
+        found = self.find_named(kind, name)
+        if found is None:
+            raise ApiError(error, name=name)
+        return found[1]
 
     def _day(self, value: str, field: str) -> date:
         try:
@@ -96,21 +101,16 @@ class EntertainmentSandbox(Sandbox):
             raise ApiError("invalid_date", field=field, value=value) from None
 
     def _track(self, title: str, artist: str) -> dict[str, Any]:
-        wanted_title, wanted_artist = _fold(title), _fold(artist)
-        for track in self.data["tracks"].values():
-            if wanted_title in (_fold(track["title"]["en"]), _fold(track["title"]["zh"])) and wanted_artist in (
-                _fold(track["artist"]["en"]),
-                _fold(track["artist"]["zh"]),
-            ):
+        for key, track in self.records_named("track", title):
+            if self.is_named("track_artist", key, track, artist):
                 return track
         raise ApiError("track_not_found", title=title, artist=artist)
 
     def _playlist(self, name: str) -> dict[str, Any]:
-        wanted = _fold(name)
-        for playlist in self.data["playlists"]:
-            if wanted in (_fold(label) for label in [playlist["name"], *playlist["aliases"]]):
-                return playlist
-        raise ApiError("playlist_not_found", playlist=name)
+        found = self.find_named("playlist", name)
+        if found is None:
+            raise ApiError("playlist_not_found", playlist=name)
+        return found[1]
 
     def _showtime_row(self, show: dict[str, Any]) -> dict[str, Any]:
         cinema = self.data["cinemas"][show["cinema"]]
@@ -143,8 +143,8 @@ class EntertainmentSandbox(Sandbox):
     ) -> dict[str, Any]:
         city_key = self._city(city)
         day = self._day(date, "date").isoformat()
-        movie_id = self._named("movies", movie, "movie_not_found")["id"] if movie is not None else None
-        cinema_row = self._named("cinemas", cinema, "cinema_not_found") if cinema is not None else None
+        movie_id = self._named("movie", movie, "movie_not_found")["id"] if movie is not None else None
+        cinema_row = self._named("cinema", cinema, "cinema_not_found") if cinema is not None else None
         rows = []
         for show in sorted(self.data["showtimes"].values(), key=lambda s: (s["start"], s["id"])):
             if self.data["cinemas"][show["cinema"]]["city"] != city_key or show["start"][:10] != day:
@@ -181,8 +181,8 @@ class EntertainmentSandbox(Sandbox):
         snacks: list[dict[str, Any]] | None = None,
         use_points: bool = False,
     ) -> dict[str, Any]:
-        cinema_row = self._named("cinemas", cinema, "cinema_not_found")
-        movie_row = self._named("movies", movie, "movie_not_found")
+        cinema_row = self._named("cinema", cinema, "cinema_not_found")
+        movie_row = self._named("movie", movie, "movie_not_found")
         show = next(
             (s for s in self.data["showtimes"].values() if s["cinema"] == cinema_row["id"] and s["movie"] == movie_row["id"] and s["start"] == start_time),
             None,
@@ -311,10 +311,9 @@ class EntertainmentSandbox(Sandbox):
     ) -> dict[str, Any]:
         if public and collaborative:
             raise ApiError("collaborative_must_be_private")
-        wanted = _fold(name)
-        for playlist in self.data["playlists"]:
-            if wanted in (_fold(label) for label in [playlist["name"], *playlist["aliases"]]):
-                raise ApiError("playlist_exists", playlist=playlist["name"])
+        existing = self.find_named("playlist", name)
+        if existing is not None:
+            raise ApiError("playlist_exists", playlist=existing[1]["name"])
         ids = list(dict.fromkeys(self._track(t["title"], t["artist"])["id"] for t in tracks or []))
         playlist = {
             "id": self.new_id("playlist", "PL-"),
@@ -400,7 +399,7 @@ class EntertainmentSandbox(Sandbox):
                 continue
             if genres is not None and concert["genre"] not in genres:
                 continue
-            if artist is not None and _fold(artist) not in (_fold(concert["artist"]["en"]), _fold(concert["artist"]["zh"])):
+            if artist is not None and not self.is_named("concert_artist", concert["id"], concert, artist):
                 continue
             zones = {
                 zone: copy.deepcopy(info)
@@ -422,11 +421,7 @@ class EntertainmentSandbox(Sandbox):
         insurance: bool = False,
     ) -> dict[str, Any]:
         day = self._day(date, "date").isoformat()
-        wanted = _fold(artist)
-        concert = next(
-            (c for c in self.data["concerts"].values() if c["start"][:10] == day and wanted in (_fold(c["artist"]["en"]), _fold(c["artist"]["zh"]))),
-            None,
-        )
+        concert = next((c for _, c in self.records_named("concert_artist", artist) if c["start"][:10] == day), None)
         if concert is None:
             raise ApiError("concert_not_found", artist=artist, date=date)
         info = concert["zones"].get(zone)
@@ -472,8 +467,8 @@ class EntertainmentSandbox(Sandbox):
     # ------------------------------------------------------------------ entertainment.movies (holds)
 
     def reserve_movie_seats(self, cinema: str, movie: str, start_time: str, seats: list[str]) -> dict[str, Any]:
-        cinema_row = self._named("cinemas", cinema, "cinema_not_found")
-        movie_row = self._named("movies", movie, "movie_not_found")
+        cinema_row = self._named("cinema", cinema, "cinema_not_found")
+        movie_row = self._named("movie", movie, "movie_not_found")
         show = next(
             (s for s in self.data["showtimes"].values() if s["cinema"] == cinema_row["id"] and s["movie"] == movie_row["id"] and s["start"] == start_time),
             None,
@@ -512,11 +507,7 @@ class EntertainmentSandbox(Sandbox):
 
     def join_concert_waitlist(self, artist: str, date: str, zone: str, tickets: int = 1, notify: str = "app") -> dict[str, Any]:
         day = self._day(date, "date").isoformat()
-        wanted = _fold(artist)
-        concert = next(
-            (c for c in self.data["concerts"].values() if c["start"][:10] == day and wanted in (_fold(c["artist"]["en"]), _fold(c["artist"]["zh"]))),
-            None,
-        )
+        concert = next((c for _, c in self.records_named("concert_artist", artist) if c["start"][:10] == day), None)
         if concert is None:
             raise ApiError("concert_not_found", artist=artist, date=date)
         info = concert["zones"].get(zone)

@@ -413,11 +413,10 @@ class FoodSandbox(Sandbox):
             user_id = (self.data.get("session") or {}).get("user_id")
             user = self.data["users"].get(user_id) if user_id else None
             return self._city(user) if user else HOME_CITY
-        wanted = city.strip().casefold()
-        for name, info in self.data["cities"].items():
-            if wanted in (name.casefold(), info["name_zh"]):
-                return name
-        raise ApiError("city_not_served", city=city, cities=sorted(self.data["cities"]))
+        found = self.find_named("city", city)  # state.yaml `names.city`
+        if found is None:
+            raise ApiError("city_not_served", city=city, cities=sorted(self.data["cities"]))
+        return str(found[0])
 
     def search_merchants(
         self, *, keyword: str | None = None, cuisine: str | None = None, open_now: bool = False, city: str | None = None

@@ -53,6 +53,7 @@ class HealthSandbox(Sandbox):
     """The app; ``self.data`` holds ``profile``, ``doctors``, ``appointments``, ``medication_reminders``, ``logs``, …"""
 
     name: ClassVar[str] = "health"
+    name_folds = {"doctor": _clean_name}  # titles never decide who is meant
 
     # ------------------------------------------------------------------ helpers (private)
 
@@ -93,10 +94,9 @@ class HealthSandbox(Sandbox):
         return first, last
 
     def _doctor(self, name: str) -> dict[str, Any]:
-        wanted = _clean_name(name)
-        for doctor in self.data["doctors"].values():
-            if wanted in (_clean_name(label) for label in [doctor["name"], *doctor["aliases"]]):
-                return doctor
+        found = self.find_named("doctor", name)  # state.yaml `names.doctor`
+        if found is not None:
+            return found[1]
         raise ApiError("doctor_not_found", doctor=name)
 
     def _slots(self, doctor: dict[str, Any], day: date) -> list[str]:

@@ -153,14 +153,13 @@ class MapsSandbox(Sandbox):
         return now >= opens or now < closes  # open past midnight
 
     def _saved_by_label(self, label: str) -> tuple[str, dict[str, Any]] | None:
-        wanted = label.strip().casefold()
-        for saved_id, saved in self.data["saved_places"].items():
-            if wanted == saved["label"].casefold() or wanted in (a.casefold() for a in saved["aliases"]):
-                return saved_id, saved
-        return None
+        """A saved place by its label or an alias (state.yaml `names.saved_place`)."""
+        found = self.find_named("saved_place", label)
+        return (str(found[0]), found[1]) if found else None
 
-    def _names(self, place: dict[str, Any]) -> list[str]:
-        return [place["name"], place["name_zh"], *place["aliases"]]
+    def _names(self, pid: str, place: dict[str, Any]) -> list[str]:
+        """A place's names in both languages (state.yaml `names.place`); its id is not a name."""
+        return list(self.names_of("place", pid, place))
 
     def _resolve(self, text: str) -> str:
         """A location given by id, saved label, exact name, or a unique substring → place id."""
@@ -172,7 +171,7 @@ class MapsSandbox(Sandbox):
         saved = self._saved_by_label(query)
         if saved is not None:
             return saved[1]["place_id"]
-        exact = [pid for pid, place in places.items() if wanted in (n.casefold() for n in self._names(place))]
+        exact = [pid for pid, place in places.items() if self.is_named("place", pid, place, query)]
         if len(exact) == 1:
             return exact[0]
         if not wanted:
@@ -180,7 +179,7 @@ class MapsSandbox(Sandbox):
         partial = exact or [
             pid
             for pid, place in places.items()
-            if any(wanted in field.casefold() for field in [*self._names(place), place["address"], place["address_zh"]])
+            if any(wanted in field.casefold() for field in [*self._names(pid, place), place["address"], place["address_zh"]])
         ]
         if len(partial) == 1:
             return partial[0]
@@ -291,7 +290,7 @@ class MapsSandbox(Sandbox):
             raise ApiError("empty_query")
         ranked: list[tuple[int, str]] = []
         for pid, place in self.data["places"].items():
-            names = [n.casefold() for n in self._names(place)]
+            names = [n.casefold() for n in self._names(pid, place)]
             if wanted in names:
                 rank = 0
             elif any(n.startswith(wanted) for n in names):
@@ -338,7 +337,7 @@ class MapsSandbox(Sandbox):
                 continue
             if category is not None and place["category"] != category:
                 continue
-            if wanted and not any(wanted in f.casefold() for f in [*self._names(place), *place["tags"]]):
+            if wanted and not any(wanted in f.casefold() for f in [*self._names(pid, place), *place["tags"]]):
                 continue
             is_open = self._is_open(place, now)
             if open_now and not is_open:
@@ -474,7 +473,7 @@ class MapsSandbox(Sandbox):
                 continue
             if category is not None and place["category"] != category:
                 continue
-            if wanted and not any(wanted in f.casefold() for f in [*self._names(place), *place["tags"]]):
+            if wanted and not any(wanted in f.casefold() for f in [*self._names(pid, place), *place["tags"]]):
                 continue
             extra = (_haversine_km(places[start], place) + _haversine_km(place, places[end]) - direct) * cfg["detour_factor"][mode] * 1000
             if extra > max_detour_m:
@@ -494,8 +493,8 @@ class MapsSandbox(Sandbox):
         roads = self.data["roads"]
         if road is not None:
             wanted = road.strip().casefold()
-            exact = [r for r in roads if wanted in (r["name"].casefold(), r["name_zh"].casefold())]
-            chosen = exact or [r for r in roads if wanted and (wanted in r["name"].casefold() or wanted in r["name_zh"].casefold())]
+            exact = [r for _, r in self.records_named("road", road)]
+            chosen = exact or [r for i, r in enumerate(roads) if wanted and any(wanted in n.casefold() for n in self.names_of("road", i, r))]
             if len(chosen) != 1:
                 raise ApiError("road_not_found", road=road, known=[r["name"] for r in roads] if not chosen else [r["name"] for r in chosen])
         else:

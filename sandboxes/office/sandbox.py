@@ -52,9 +52,12 @@ class OfficeSandbox(Sandbox):
     def _address(self, label: str) -> str:
         """A colleague's email from their exact name, alias or email; any other email as written."""
         wanted = label.strip().casefold()
-        for person in self.data["people"].values():
-            if any(wanted == name.casefold() for name in [person["name"], *person["aliases"], person["email"]]):
-                return person["email"]
+        found = self.find_named("person", label)  # a name (state.yaml `names.person`) …
+        if found is not None:
+            return str(found[1]["email"])
+        for person in self.data["people"].values():  # … or a colleague's email, an identifier
+            if wanted == person["email"].casefold():
+                return str(person["email"])
         local, _, domain = wanted.partition("@")
         if local and "." in domain and " " not in wanted:
             return wanted

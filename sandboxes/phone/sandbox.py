@@ -54,12 +54,9 @@ class PhoneSandbox(Sandbox):
             raise ApiError("not_logged_in")
 
     def _contact_by_name(self, name: str) -> dict[str, Any] | None:
-        """Exact (case-insensitive) match on the name or an alias: never a guess between people."""
-        wanted = name.strip().casefold()
-        for contact in self.data["contacts"]:
-            if wanted == contact["name"].casefold() or wanted in (a.casefold() for a in contact["aliases"]):
-                return contact
-        return None
+        """Exact (case-insensitive) match on a declared name (state.yaml `names.contact`): never a guess between people."""
+        found = self.find_named("contact", name)
+        return found[1] if found else None
 
     def _storage(self) -> dict[str, int]:
         return {"used": len(self.data["messages"]), "capacity": self._device["message_capacity"]}
@@ -116,10 +113,8 @@ class PhoneSandbox(Sandbox):
         wanted = query.strip().casefold()
         matches = [
             copy.deepcopy(contact)
-            for contact in self.data["contacts"]
-            if wanted in contact["name"].casefold()
-            or any(wanted in alias.casefold() for alias in contact["aliases"])
-            or (wanted and wanted in contact["phone"])
+            for index, contact in enumerate(self.data["contacts"])
+            if any(wanted in name.casefold() for name in self.names_of("contact", index, contact)) or (wanted and wanted in contact["phone"])
         ]
         return {"contacts": matches, "count": len(matches)}
 

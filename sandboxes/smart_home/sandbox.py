@@ -411,13 +411,10 @@ class SmartHomeSandbox(Sandbox):
         return copy.deepcopy(scene)
 
     def run_scene(self, name: str) -> dict[str, Any]:
-        wanted = name.strip().casefold()
-        scene = next(
-            (s for s in self.data["scenes"] if s["name"].casefold() == wanted or wanted in (a.casefold() for a in s.get("aliases", []))),
-            None,
-        )
-        if scene is None:
+        found = self.find_named("scene", name)  # state.yaml `names.scene`
+        if found is None:
             raise ApiError("scene_not_found", name=name)
+        scene = found[1]
         self._apply(scene["actions"])
         return {"scene": scene["id"], "name": scene["name"], "devices_changed": [a["device"] for a in scene["actions"]]}
 

@@ -83,11 +83,11 @@ class TravelSandbox(Sandbox):
         return status
 
     def _city(self, code: str) -> str:
-        wanted = code.strip().upper()
-        for city, info in self.data["cities"].items():
-            if wanted == city or wanted in info.get("aliases", []):
-                return city
-        raise ApiError("unknown_city", city=code)
+        """A city by its code or an airport code (state.yaml `names.city`)."""
+        found = self.find_named("city", code)
+        if found is None:
+            raise ApiError("unknown_city", city=code)
+        return str(found[0])
 
     def _region(self, *cities: str) -> str:
         regions = {self.data["cities"][city]["region"] for city in cities}

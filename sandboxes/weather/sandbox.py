@@ -51,6 +51,7 @@ class WeatherSandbox(Sandbox):
     """``self.data`` holds ``cities``, ``alerts``, ``subscriptions`` and the ``forecast_days`` horizon."""
 
     name: ClassVar[str] = "weather"
+    name_folds = {"city": _normalise}  # "Xi'an" = "xian", "北京市" = "北京"
 
     # ------------------------------------------------------------------ helpers (private)
 
@@ -58,12 +59,13 @@ class WeatherSandbox(Sandbox):
         return self.now().date()
 
     def _city(self, name: str) -> tuple[str, dict[str, Any]]:
+        """A city by a name state.yaml declares (`names.city`), or by its key (``hong_kong``)."""
+        found = self.find_named("city", name)
         wanted = _normalise(name)
-        for key, city in self.data["cities"].items():
-            labels = [key, city["name"], city["name_zh"], *city["aliases"]]
-            if wanted and any(wanted == _normalise(label) for label in labels):
-                return key, city
-        raise ApiError("unknown_city", city=name)
+        found = found or next(((key, city) for key, city in self.data["cities"].items() if wanted and wanted == _normalise(key)), None)
+        if found is None:
+            raise ApiError("unknown_city", city=name)
+        return str(found[0]), found[1]
 
     def _parse_date(self, value: str) -> Date:
         try:

@@ -93,7 +93,7 @@ def test_usage_errors_are_one_line_exit_2(tmp_path: Path, monkeypatch: pytest.Mo
 def test_no_corpus_and_empty_selection(tmp_path: Path) -> None:
     predictions = write(tmp_path, [RIGHT])
     result = CliRunner().invoke(cli, ["score", predictions, "--repo", str(tmp_path)])
-    assert result.exit_code == 2 and "no callbank corpus" in result.output
+    assert result.exit_code == 2 and "is not a callbank repository" in result.output
     result = score(predictions, "--category", "normal/nothing")
     assert result.exit_code == 2 and "matches the selection" in result.output
 

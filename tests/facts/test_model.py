@@ -40,12 +40,12 @@ def test_every_kind_reads_into_a_frozen_value() -> None:
         ({"time": "7:45"}, "/time", "HH:MM"),
         ({"time": "24:00"}, "/time", "HH:MM"),
         ({"date": "2025-02-30"}, "/date", "real calendar date"),
-        ({"phrase": {"en": ["paid"]}}, "/phrase", "both languages"),
+        ({"phrase": {"fr": ["payé"]}}, "/phrase", "both languages"),
         ({"phrase": {"en": [], "zh": ["支付"]}}, "/phrase/en", "non-empty list"),
         ({"any": [{"code": "A1"}]}, "/any", "at least two"),
         ({"any": [{"code": "A1"}, {"time": "x"}]}, "/any/1/time", "HH:MM"),
         ({"code": "A1", "unit": "CNY"}, "/unit", "no key 'unit'"),
-        ({"number": 1, "about": {"en": ["x"]}}, "/about", "both languages"),
+        ({"number": 1, "about": {"de": ["x"]}}, "/about", "both languages"),
     ],
 )
 def test_problems_name_the_place_and_the_fix(data: Any, pointer: str, words: str) -> None:
@@ -53,6 +53,14 @@ def test_problems_name_the_place_and_the_fix(data: Any, pointer: str, words: str
     assert problems and problems[0][1] == pointer and words in problems[0][0]
     with pytest.raises(FactError):
         read_fact(data)
+
+
+def test_words_in_one_language_are_a_problem_only_where_both_are_required() -> None:
+    one = {"phrase": {"en": ["paid"]}}
+    assert [p for _, p in fact_problems(one)] == ["/phrase"]  # callbank's corpus: both languages
+    assert list(fact_problems(one, langs=("en",))) == []  # an English-only repository
+    assert [p for _, p in fact_problems({"phrase": WORDS}, langs=("en",))] == ["/phrase"]
+    assert isinstance(read_fact(one), PhraseFact)  # the scorer reads what the schema let through
 
 
 def test_an_outputs_list_names_the_broken_index() -> None:

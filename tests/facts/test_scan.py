@@ -61,6 +61,20 @@ def test_times_and_dates_are_not_quantities() -> None:
     assert len(analysis.dates) == 2
 
 
+@pytest.mark.parametrize(
+    "text, minutes",
+    [
+        ("最晚06:59从家出发", 6 * 60 + 59),  # "at the latest", not 晚 = the evening
+        ("最迟8点到", 8 * 60),
+        ("最早9点半", 9 * 60 + 30),
+        ("晚8点", 20 * 60),
+        ("今晚8点", 20 * 60),
+    ],
+)
+def test_late_and_early_are_not_the_evening_and_the_morning(text: str, minutes: int) -> None:
+    assert [m.value for m in analyse(text, CLOCK).times] == [minutes]
+
+
 def test_flat_text_marks_clause_ends() -> None:
     assert flatten("Not paid, but BOOKED!") == "not paid | but booked |"
     assert said(flatten("Not paid, but booked!"), ["booked"])

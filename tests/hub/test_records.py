@@ -28,7 +28,7 @@ def test_render_property_translates_descriptions_at_every_depth() -> None:
 
 
 def test_merge_property_inverts_render_property() -> None:
-    assert merge_property(render_property(NESTED, "en"), render_property(NESTED, "zh")) == NESTED
+    assert merge_property({"en": render_property(NESTED, "en"), "zh": render_property(NESTED, "zh")}) == NESTED
 
 
 def test_render_function_is_an_openai_tool() -> None:
@@ -45,7 +45,7 @@ def test_project_then_to_source_is_the_identity_for_every_item() -> None:
         for item in config.items:
             en, zh = (project(config.kind, item, lang, sources) for lang in ("en", "zh"))
             assert set(en) <= {c.name for c in COLUMNS[config.kind]}
-            assert canonical_json(to_source(config.kind, en, zh)) == canonical_json(item)
+            assert canonical_json(to_source(config.kind, {"en": en, "zh": zh})) == canonical_json(item)
 
 
 def test_config_names() -> None:

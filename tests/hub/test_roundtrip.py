@@ -59,7 +59,7 @@ def test_load_dataset_rows_decode_to_the_source_yaml(datasets_rows: dict[str, di
     for config, splits in datasets_rows.items():
         kind = kind_of_config(config)
         en, zh = ([decode(row, COLUMNS[kind]) for row in splits[lang]] for lang in LANGS)
-        merged = [to_source(kind, a, b) for a, b in zip(en, zh, strict=True)]
+        merged = [to_source(kind, {"en": a, "zh": b}) for a, b in zip(en, zh, strict=True)]
         assert canonical_json(merged) == canonical_json(expected[config]), config
 
 

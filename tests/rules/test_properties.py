@@ -14,6 +14,7 @@ the minimal repository and checked with `engine.check` on that one file:
 
 from __future__ import annotations
 
+import datetime as dt
 import shutil
 import string
 from functools import cache
@@ -28,10 +29,12 @@ from hypothesis import strategies as st
 from tests.fixture_repos import REPOS
 from validator import engine
 from validator.matchers import normalize_text
+from validator.rules.history import Known, unsourced_claims
 from validator.text import has_cjk
 
 SETTINGS = settings(max_examples=40, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 CASE_ID = "gen-0001"
+CLOCK = "2024-07-15T09:00:00+08:00"
 
 # The minimal repository's APIs: parameter -> (kind, required). Kinds drive value generation.
 APIS: dict[str, dict[str, tuple[str, bool]]] = {
@@ -62,6 +65,18 @@ def zh_text() -> st.SearchStrategy[str]:
 
 def text_for(lang: str) -> st.SearchStrategy[str]:
     return en_text() if lang == "en" else zh_text()
+
+
+_NO_DIGITS = str.maketrans("", "", string.digits)
+
+
+@cache
+def history_text_for(lang: str) -> st.SearchStrategy[str]:
+    """An assistant history turn: text without digits that states no number, time or date the
+    case's clock does not give (DLG050's finding; hypothesis finds "friday" and "twelve" itself)."""
+    clock = dt.datetime.fromisoformat(CLOCK)
+    plain = text_for(lang).map(lambda text: text.translate(_NO_DIGITS).strip()).filter(bool)
+    return plain.filter(lambda text: next(unsourced_claims(text, Known(clock)), None) is None)
 
 
 # ----------------------------------------------------------------------------- values
@@ -146,7 +161,7 @@ def side(draw: st.DrawFn, skeleton: dict[str, Any], lang: str) -> dict[str, Any]
     turns: list[dict[str, Any]] = []
     for kind, shape in skeleton["turns"]:
         if kind in ("user", "assistant"):
-            turns.append({kind: draw(text_for(lang))})
+            turns.append({kind: draw(text_for(lang) if kind == "user" else history_text_for(lang))})
         elif kind == "tool":
             turns.append({"tool": [{"api": api, "result": {"ok": True}} for api in shape]})
         elif shape is None:
@@ -171,7 +186,7 @@ def cases(draw: st.DrawFn, categories: list[str] = CATEGORIES) -> dict[str, Any]
         "id": CASE_ID,
         "category": skeleton["category"],
         "apis": skeleton["apis"],
-        "time": "2024-07-15T09:00:00+08:00",
+        "time": CLOCK,
         "en": draw(side(skeleton, "en")),
         "zh": draw(side(skeleton, "zh")),
     }
@@ -301,7 +316,8 @@ def test_turn_in_the_other_language_is_dlg002(repo: Path, case: dict[str, Any], 
     spoken = [i for i, turn in enumerate(case[lang]["turns"]) if "user" in turn or "assistant" in turn]
     index = data.draw(st.sampled_from(spoken))
     kind = next(iter(case[lang]["turns"][index]))
-    case[lang]["turns"][index] = {kind: data.draw(text_for("zh" if lang == "en" else "en"))}
+    other = "zh" if lang == "en" else "en"
+    case[lang]["turns"][index] = {kind: data.draw(text_for(other) if kind == "user" else history_text_for(other))}
     found = check_case(repo, case)
     assert [code for code, _ in found] == ["DLG002"], found
 

@@ -22,6 +22,7 @@ from validator.facts import read_facts
 from validator.rules.scenarios import scenario_calls
 from validator.sandbox import replay as replay_module
 from validator.sandbox.base import Sandbox
+from validator.sandbox.names import KEY_FIELD, name_kinds, names_of, rows
 
 NAMES = support.sandbox_names()
 APIS = [(name, api) for name in NAMES for api in support.specs(name)]
@@ -55,7 +56,7 @@ by_run = pytest.mark.parametrize(("name", "scenario_id", "lang"), RUNS, ids=[_id
 def test_state_file(name: str) -> None:
     doc = support.state_document(name)
     assert support.schema_problems("state", doc) == []
-    assert set(doc.data) == {"sandbox", "clock", "counters", "data"}
+    assert {"sandbox", "clock", "counters", "data"} <= set(doc.data) <= {"sandbox", "clock", "counters", "names", "data"}
     assert doc.data["sandbox"] == name
 
 
@@ -73,6 +74,21 @@ def test_policy_in_both_languages(name: str) -> None:
     assert en.count("\n- ") == zh.count("\n- ")
     assert en.count("## ") == zh.count("## ")
     assert support.HAN.search(zh)
+
+
+@by_sandbox
+def test_declared_names_are_real_and_used(name: str) -> None:
+    """Each kind of `names` names fields its table's records have (every record has a name), and
+    the sandbox's code resolves that kind: the declaration is the sandbox's, not a side list."""
+    data = support.state(name)
+    code = (support.sandbox_dir(name) / "sandbox.py").read_text(encoding="utf-8")
+    for kind, declared in name_kinds(data).items():
+        records = list(rows(data["data"], declared))
+        assert records, f"{name}: names.{kind} names an empty table"
+        for field in declared.fields:
+            assert field == KEY_FIELD or any(field in record for _, record in records), f"{name}: no record of {declared.table} has {field}"
+        assert all(names_of(declared, key, record) for key, record in records), f"{name}: a record of {declared.table} has no name"
+        assert re.search(rf"_named\(\s*\"{kind}\"|names_of\(\s*\"{kind}\"", code), f"{name}: sandbox.py never resolves names of kind {kind!r}"
 
 
 # ----------------------------------------------------------------------------- spec ↔ method parity

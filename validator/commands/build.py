@@ -6,6 +6,8 @@ from pathlib import Path
 
 import click
 
+from validator.commands.options import repo_option, resolve_root
+
 
 def run_build(out_dir: str, repo_root: str | None, repo_id: str | None) -> int:
     from validator.corpus.index import Corpus
@@ -13,12 +15,11 @@ def run_build(out_dir: str, repo_root: str | None, repo_id: str | None) -> int:
     from validator.hub.card import DEFAULT_REPO_ID
     from validator.hub.gates import check_gates, describe_refusal
     from validator.hub.publish import REPO_ID
-    from validator.loading import find_repo_root
 
     if repo_id is not None and not REPO_ID.match(repo_id):
         click.echo(f"callbank build: --repo-id must look like ORG/NAME, not {repo_id!r}", err=True)
         return 2
-    root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
+    root = resolve_root(repo_root)
     out = Path(out_dir)
     if out.exists() and (not out.is_dir() or not is_build_folder(out)):
         click.echo(f"callbank build: {out_dir} exists and is not a callbank build; choose an empty or new folder", err=True)
@@ -40,7 +41,7 @@ def run_build(out_dir: str, repo_root: str | None, repo_id: str | None) -> int:
 
 @click.command()
 @click.argument("out_dir", type=click.Path(file_okay=False))
-@click.option("--repo", "repo_root", type=click.Path(file_okay=False, exists=True), default=None, help="Repository root (default: found from the current folder).")
+@repo_option
 @click.option("--repo-id", default=None, metavar="ORG/NAME", help="Hub dataset id shown in the card's examples.")
 def build(out_dir: str, repo_root: str | None, repo_id: str | None) -> None:
     """Compile the corpus into a Hugging Face dataset folder (Parquet, dataset card, score.py).

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from validator.commands.options import report_options
+from validator.commands.options import report_options, resolve_root
 from validator.errors import UserError
 
 
 def run_check(paths: tuple[str, ...], output_format: str, select: tuple[str, ...], ignore: tuple[str, ...], repo_root: str | None) -> int:
     from validator import engine
-    from validator.loading import find_repo_root
     from validator.reporters import REPORTERS
 
-    root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
+    root = resolve_root(repo_root)
     try:
         diagnostics = engine.check(root, paths or None, select, ignore)
     except UserError as error:

@@ -2,20 +2,17 @@
 
 from __future__ import annotations
 
-from pathlib import Path
-
 import click
 
-from validator.commands.options import report_options
+from validator.commands.options import report_options, resolve_root
 
 
 def run_exec(output_format: str, select: tuple[str, ...], ignore: tuple[str, ...], repo_root: str | None) -> int:
     from validator import engine
     from validator.corpus.index import Corpus
-    from validator.loading import find_repo_root
     from validator.reporters import REPORTERS
 
-    root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
+    root = resolve_root(repo_root)
     diagnostics = engine.execute(Corpus.load(root), select, ignore)
     click.echo(REPORTERS[output_format](diagnostics), nl=False)
     return 1 if diagnostics else 0

@@ -8,6 +8,8 @@ from typing import TYPE_CHECKING
 
 import click
 
+from validator.commands.options import repo_option, resolve_root
+
 if TYPE_CHECKING:
     from validator.hub.build import BuiltFile
     from validator.hub.publish import Published
@@ -35,9 +37,8 @@ def run_publish(
     from validator.hub.build import BuildError, build, list_files
     from validator.hub.gates import check_gates, describe_refusal
     from validator.hub.publish import PublishError, check_options, describe_plan, plan_from, publish, resolve_token
-    from validator.loading import find_repo_root
 
-    root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
+    root = resolve_root(repo_root)
     try:
         check_options(repo_id, create_pr, tag)
     except PublishError as error:
@@ -103,7 +104,7 @@ def _report(result: Published, repo_id: str, tag: str | None) -> None:
 @click.option("--create-pr", is_flag=True, help="Open a pull request instead of committing to the branch.")
 @click.option("--dry-run", is_flag=True, help="Print the operations; send nothing.")
 @click.option("--tag", default=None, metavar="VERSION", help="Tag the published commit with this version.")
-@click.option("--repo", "repo_root", type=click.Path(file_okay=False, exists=True), default=None, help="Repository root (default: found from the current folder).")
+@repo_option
 def publish(
     repo_id: str, from_dir: str | None, revision: str | None, create_pr: bool, dry_run: bool, tag: str | None, repo_root: str | None
 ) -> None:

@@ -8,13 +8,12 @@ from pathlib import Path
 
 import click
 
+from validator.commands.options import repo_option, resolve_root
 from validator.errors import UserError
 
 
 def _root(repo_root: str | None) -> Path:
-    from validator.loading import find_repo_root
-
-    return Path(repo_root) if repo_root else find_repo_root(Path.cwd())
+    return resolve_root(repo_root)
 
 
 def _fail(command: str, error: UserError) -> int:
@@ -82,7 +81,7 @@ def resolve_command(item_id: str, decision: str, reviewer: str, note: str, repo_
     return 0
 
 
-_repo_option = click.option("--repo", "repo_root", type=click.Path(file_okay=False, exists=True), default=None, help="Repository root (default: found from the current folder).")
+_repo_option = repo_option
 
 
 @click.group()

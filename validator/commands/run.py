@@ -25,7 +25,7 @@ from typing import Any, NamedTuple
 
 import click
 
-from validator.commands.score import LANG_CHOICES, default_root, fail, selected_langs
+from validator.commands.score import LANG_CHOICES, fail, repo_root_of, selected_langs
 from validator.corpus.langs import LANGS
 from validator.errors import UserError
 
@@ -202,6 +202,11 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
                     raise UserError(str(error)) from None
         # 2. the corpus, the plan, what is already done
         corpus = Corpus.load_benchmark(options.root, "run")
+        if not set(options.langs) & set(corpus.langs):
+            raise UserError(f"the repository {options.root} holds {', '.join(corpus.langs)} only (callbank.yaml); --lang {options.langs[0]} selects nothing")
+        skipped = corpus.skipped_note()
+        if skipped:
+            click.echo(f"note: {skipped}", err=True)
         jobs = plan(corpus, syntax=syntax, style=options.style, langs=options.langs, categories=options.categories, limit=options.limit)
         if not jobs:
             raise UserError(f"no case or scenario under {options.root} matches the selection")
@@ -346,12 +351,12 @@ def run_model(options: RunOptions) -> int:
 @click.option("--limit", type=int, help="At most N cases (by id) of each category and N scenarios of each agent category.")
 @click.option("--overwrite", is_flag=True, help="Start over: delete --out and its manifest first.")
 @click.option("--progress/--no-progress", default=None, help="Show a progress bar (default: when standard error is a terminal).")
-@click.option("--repo", "root", type=click.Path(path_type=Path), help="Corpus root (default: the repository containing the current folder).")
+@click.option("--repo", "root", type=click.Path(path_type=Path), metavar="DIR", help="Repository root (default: found from the current folder).")
 def run(model_name: str, out: Path, root: Path | None, lang: str, categories: tuple[str, ...], **options: Any) -> None:
     """Run a model over every case checkpoint and agent scenario; write predictions to --out."""
     try:
         status = run_model(
-            RunOptions(model=model_name, out=out, root=root or default_root(), langs=selected_langs(lang), categories=categories, **options)
+            RunOptions(model=model_name, out=out, root=repo_root_of(root), langs=selected_langs(lang), categories=categories, **options)
         )
     except UserError as error:
         fail(error)

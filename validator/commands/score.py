@@ -24,6 +24,13 @@ def default_root() -> Path:
     return find_repo_root(Path.cwd())
 
 
+def repo_root_of(root: Path | None) -> Path:
+    """The repository of --repo (checked: UserError for a folder that is none), else the default."""
+    from validator.commands.options import resolve_root
+
+    return resolve_root(root) if root is not None else default_root()
+
+
 def selected_langs(lang: str) -> tuple[str, ...]:
     return LANGS if lang == "all" else (lang,)
 
@@ -37,7 +44,7 @@ def fail(error: UserError) -> None:
 @click.argument("predictions", type=click.Path(path_type=Path))
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True, help="Report format.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the report to this file instead of standard output.")
-@click.option("--repo", "root", type=click.Path(path_type=Path), help="Corpus root (default: the repository containing the current folder).")
+@click.option("--repo", "root", type=click.Path(path_type=Path), metavar="DIR", help="Repository root (default: found from the current folder).")
 @click.option("--lang", type=click.Choice(LANG_CHOICES), default="all", show_default=True, help="Languages to score.")
 @click.option("--category", "categories", multiple=True, metavar="PREFIX", help="Score only these categories (prefixes such as normal/atom; repeatable).")
 def score(predictions: Path, output_format: str, out: Path | None, root: Path | None, lang: str, categories: tuple[str, ...]) -> None:
@@ -46,7 +53,7 @@ def score(predictions: Path, output_format: str, out: Path | None, root: Path | 
 
     try:
         status = score_predictions(
-            predictions, root=root or default_root(), output_format=output_format, out=out, langs=selected_langs(lang), categories=categories
+            predictions, root=repo_root_of(root), output_format=output_format, out=out, langs=selected_langs(lang), categories=categories
         )
     except UserError as error:
         fail(error)

@@ -3,21 +3,21 @@
 from __future__ import annotations
 
 import json
-from pathlib import Path
 
 import click
+
+from validator.commands.options import repo_option, resolve_root
 
 
 @click.command()
 @click.option("--format", "output_format", type=click.Choice(["text", "json"]), default="text", show_default=True)
-@click.option("--repo", "repo_root", type=click.Path(file_okay=False, exists=True), default=None, help="Repository root (default: found from the current folder).")
+@repo_option
 def stats(output_format: str, repo_root: str | None) -> None:
     """Counts per category × language, APIs per domain, calls, arguments and turns."""
     from validator.corpus.index import BENCHMARK_KINDS, Corpus
-    from validator.loading import find_repo_root
     from validator.stats import corpus_stats, render_text
 
-    root = Path(repo_root) if repo_root else find_repo_root(Path.cwd())
+    root = resolve_root(repo_root)
     corpus = Corpus.load(root, BENCHMARK_KINDS)
     broken = corpus.broken()
     if broken:

@@ -7,13 +7,14 @@ finding.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 from validator.corpus.langs import LANGS
 from validator.corpus.records import (
     AssistantTurn,
     Call,
+    CalledTurn,
     Calls,
     Case,
     Checkpoint,
@@ -34,7 +35,7 @@ from validator.diagnostics import join_pointer
 from validator.loading import Document
 
 
-def build_spec(document: Document) -> Spec:
+def build_spec(document: Document, langs: Sequence[str] = LANGS) -> Spec:
     data = document.data
     parameters = data["parameters"]
     properties = parameters["properties"]
@@ -84,6 +85,8 @@ def _dialogue(lang: str, side: Mapping[str, Any]) -> Dialogue:
             turns.append(UserTurn(index, pointer, value))
         elif kind == "assistant":
             turns.append(AssistantTurn(index, pointer, value))
+        elif kind == "called":
+            turns.append(CalledTurn(index, pointer, tuple(_call(call, pointer + join_pointer("called", j)) for j, call in enumerate(value))))
         elif kind == "tool":
             results = tuple(ToolResult(r["api"], r["result"], pointer + join_pointer("tool", k)) for k, r in enumerate(value))
             turns.append(ToolTurn(index, pointer, results))
@@ -94,18 +97,18 @@ def _dialogue(lang: str, side: Mapping[str, Any]) -> Dialogue:
     return Dialogue(lang, tuple(turns), tuple(checkpoints), base)
 
 
-def build_case(document: Document) -> Case:
+def build_case(document: Document, langs: Sequence[str] = LANGS) -> Case:
     data = document.data
     return Case(
         document=document,
         id=data["id"],
         category=data["category"],
         apis=tuple(data["apis"]),
-        time=data["time"],
+        time=data.get("time"),
         features=tuple(data.get("features", ())),
         profile=data.get("profile"),
         state=data.get("state"),
-        dialogues={lang: _dialogue(lang, data[lang]) for lang in LANGS},
+        dialogues={lang: _dialogue(lang, data[lang]) for lang in langs},
     )
 
 
@@ -113,7 +116,7 @@ def _user_side(side: Mapping[str, Any]) -> UserSide:
     return UserSide(side["goal"], tuple(side.get("known", ())), tuple(side.get("unknown", ())), tuple(side["script"]), side)
 
 
-def build_scenario(document: Document) -> Scenario:
+def build_scenario(document: Document, langs: Sequence[str] = LANGS) -> Scenario:
     data = document.data
     return Scenario(
         document=document,
@@ -122,7 +125,7 @@ def build_scenario(document: Document) -> Scenario:
         sandboxes=tuple(data["sandboxes"]),
         apis=tuple(data["apis"]) if "apis" in data else None,
         initial_state=data.get("initial_state"),
-        user={lang: _user_side(data["user"][lang]) for lang in LANGS},
+        user={lang: _user_side(data["user"][lang]) for lang in langs},
         reference_calls=tuple(_call(call, join_pointer("reference_calls", i)) for i, call in enumerate(data["reference_calls"])),
         milestones=tuple(data["milestones"]),
         minefields=tuple(data["minefields"]),
@@ -134,12 +137,12 @@ def build_scenario(document: Document) -> Scenario:
     )
 
 
-def build_state(document: Document) -> SandboxState:
+def build_state(document: Document, langs: Sequence[str] = LANGS) -> SandboxState:
     data = document.data
     return SandboxState(document, data["sandbox"], data["clock"], data["counters"], data["data"])
 
 
-def build_review_record(document: Document) -> ReviewRecord:
+def build_review_record(document: Document, langs: Sequence[str] = LANGS) -> ReviewRecord:
     data = document.data
     return ReviewRecord(
         document=document,
@@ -152,7 +155,8 @@ def build_review_record(document: Document) -> ReviewRecord:
     )
 
 
-BUILDERS: dict[str, Callable[[Document], Record]] = {
+# every builder takes the repository's languages (only cases and scenarios hold per-language parts)
+BUILDERS: dict[str, Callable[[Document, Sequence[str]], Record]] = {
     "api": build_spec,
     "case": build_case,
     "scenario": build_scenario,
@@ -161,8 +165,9 @@ BUILDERS: dict[str, Callable[[Document], Record]] = {
 }
 
 
-def build(document: Document) -> Record | None:
-    """The record of a schema-valid document; None for kinds without records (judges, unknown)."""
+def build(document: Document, langs: Sequence[str] = LANGS) -> Record | None:
+    """The record of a schema-valid document of a repository with langs; None for kinds without
+    records (judges, unknown)."""
     builder = BUILDERS.get(document.kind)
-    return builder(document) if builder is not None else None
+    return builder(document, langs) if builder is not None else None
 

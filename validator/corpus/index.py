@@ -20,6 +20,7 @@ from typing import Any
 
 from validator.corpus.build import build
 from validator.corpus.categories import selected
+from validator.corpus.config import RepoConfig, read_config
 from validator.corpus.params import Validators
 from validator.corpus.records import Case, Record, ReviewRecord, SandboxInfo, SandboxState, Scenario, Spec
 from validator.errors import UserError
@@ -57,11 +58,12 @@ def _stem(path: str) -> str:
 class Corpus:
     """A callbank repository: its files, their records, and the indexes every command reads."""
 
-    def __init__(self, root: Path, discovered: Sequence[tuple[str, str]] | None = None) -> None:
+    def __init__(self, root: Path, discovered: Sequence[tuple[str, str]] | None = None, config: RepoConfig | None = None) -> None:
         self.root = Path(root)
+        self.config = read_config(self.root) if config is None else config
         self.discovered: tuple[tuple[str, str], ...] = tuple(discover(self.root) if discovered is None else discovered)
         self.kinds: dict[str, str] = dict(self.discovered)
-        self.schemas = SchemaSet(self.root)
+        self.schemas = SchemaSet(self.root, self.config.languages)
         self.files: dict[str, LoadedFile] = {}
         self.specs: dict[str, Spec] = {}
         self.cases: dict[str, Case] = {}
@@ -72,6 +74,12 @@ class Corpus:
         self._spec_paths: dict[str, list[str]] = {}
         self._id_paths: dict[str, list[str]] | None = None
         self._sandbox_names: tuple[str, ...] | None = None
+        self.skipped: dict[str, str] = {}  # path -> why `run` and `score` leave the item out (broken_files: skip)
+
+    @property
+    def langs(self) -> tuple[str, ...]:
+        """The languages every case and scenario of this repository has (``callbank.yaml``)."""
+        return self.config.languages
 
     # -- loading
 
@@ -98,7 +106,10 @@ class Corpus:
         if not any((root / name).is_dir() for name in ("specs", "dialogues", "sandboxes")):
             raise UserError(f"no callbank corpus under {root} (no specs/, dialogues/ or sandboxes/); pass --repo")
         corpus = cls.load(root, BENCHMARK_KINDS)
-        corpus.require_intact(command)
+        if corpus.config.broken_files == "skip":
+            corpus.skip_broken()
+        else:
+            corpus.require_intact(command)
         return corpus
 
     def load_file(self, path: str) -> LoadedFile:
@@ -124,7 +135,7 @@ class Corpus:
     ) -> LoadedFile:
         if schema_errors is None:
             schema_errors = tuple(self.schemas.errors(kind, document.data)) if document is not None and kind in SCHEMA_FILES else ()
-        record = build(document) if document is not None and not problems and not schema_errors else None
+        record = build(document, self.langs) if document is not None and not problems and not schema_errors else None
         loaded = LoadedFile(path, kind, document, problems, schema_errors, record)
         self.files[path] = loaded
         if document is not None and kind == "api" and isinstance(document.data, dict) and isinstance(document.data.get("name"), str):
@@ -167,6 +178,36 @@ class Corpus:
                 f"{len(broken)} corpus file(s) cannot be read or break their schema ({shown}); "
                 f"`callbank {command}` needs an intact corpus: run `callbank check` and fix what it reports"
             )
+
+    def skip_broken(self) -> None:
+        """Leave out what a broken file holds, and every case or scenario that needs a broken
+        spec (a spec file with no record): what ``broken_files: skip`` asks of run and score.
+        ``skipped`` says why, by path."""
+        for loaded in self.broken():
+            self.skipped[loaded.path] = "cannot be read or breaks its schema"
+        broken_names = {name for name, paths in self._spec_paths.items() if name not in self.specs}
+        broken_names |= {f.stem for f in self.broken(("api",)) if f.document is None}
+        if not broken_names:
+            return
+        for key, case in list(self.cases.items()):
+            named = set(case.apis) | {call.api for _, _, _, call in case.calls()} | {call.api for _, call in case.history_calls()}
+            if named & broken_names:
+                self.skipped[case.path] = f"names a spec that breaks its schema ({', '.join(sorted(named & broken_names)[:3])})"
+                del self.cases[key]
+        for key, scenario in list(self.scenarios.items()):
+            named = set(scenario.apis or ()) | {call.api for call in scenario.reference_calls}
+            if named & broken_names:
+                self.skipped[scenario.path] = f"names a spec that breaks its schema ({', '.join(sorted(named & broken_names)[:3])})"
+                del self.scenarios[key]
+
+    def skipped_note(self) -> str | None:
+        """One line saying how many files run and score left out, or None."""
+        if not self.skipped:
+            return None
+        return (
+            f"{len(self.skipped)} file(s) left out (broken_files: skip in callbank.yaml): they break their schema "
+            "or need a spec that does; `callbank check` says what to fix"
+        )
 
     # -- indexes
 

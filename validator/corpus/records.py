@@ -118,6 +118,17 @@ class AssistantTurn:
 
 
 @dataclass(frozen=True, slots=True)
+class CalledTurn:
+    """Calls the assistant made earlier in the dialogue (history): shown to the model with the
+    ``tool`` results that follow, never scored and never asked for."""
+
+    kind: ClassVar[str] = "called"
+    index: int
+    pointer: str
+    calls: tuple[Call, ...]
+
+
+@dataclass(frozen=True, slots=True)
 class ToolResult:
     api: str
     result: JSONValue
@@ -126,7 +137,8 @@ class ToolResult:
 
 @dataclass(frozen=True, slots=True)
 class ToolTurn:
-    """The results of the calls of the checkpoint just before, one per call."""
+    """The results of the calls just before (a checkpoint's first alternative, or a ``called``
+    history turn), one per call."""
 
     kind: ClassVar[str] = "tool"
     index: int
@@ -160,7 +172,7 @@ class Checkpoint:
         return self.alternatives[0].calls if self.alternatives else ()
 
 
-Turn = UserTurn | AssistantTurn | ToolTurn | Checkpoint
+Turn = UserTurn | AssistantTurn | CalledTurn | ToolTurn | Checkpoint
 
 
 @dataclass(frozen=True, slots=True)
@@ -181,11 +193,18 @@ class Dialogue:
         return "\n".join(t.text for t in self.turns[:upto] if isinstance(t, UserTurn))
 
     def calls(self) -> Iterator[tuple[Checkpoint, Calls, Call]]:
-        """Every call of every alternative of every checkpoint."""
+        """Every call of every alternative of every checkpoint (history calls are not answers)."""
         for checkpoint in self.checkpoints:
             for alternative in checkpoint.alternatives:
                 for call in alternative.calls:
                     yield checkpoint, alternative, call
+
+    def history_calls(self) -> Iterator[tuple[CalledTurn, Call]]:
+        """Every call of every ``called`` history turn."""
+        for turn in self.turns:
+            if isinstance(turn, CalledTurn):
+                for call in turn.calls:
+                    yield turn, call
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,11 +215,11 @@ class Case:
     id: str
     category: str
     apis: tuple[str, ...]  # the candidate APIs
-    time: str  # the fixed "now" of the dialogue and the sandboxes' clock
+    time: str | None  # the fixed "now" (a timestamp, or a date alone) and the sandboxes' clock
     features: tuple[str, ...]
     profile: Mapping[str, str] | None  # lang -> text (preference cases)
     state: Mapping[str, JSONValue] | None  # sandbox name -> data patch
-    dialogues: Mapping[str, Dialogue]  # lang -> the dialogue in that language
+    dialogues: Mapping[str, Dialogue]  # lang -> the dialogue in that language (the repository's languages)
 
     @property
     def path(self) -> str:
@@ -215,10 +234,16 @@ class Case:
         return family(self.category)
 
     def calls(self) -> Iterator[tuple[Dialogue, Checkpoint, Calls, Call]]:
-        """Every call of every alternative of every checkpoint, in both languages."""
+        """Every call of every alternative of every checkpoint, in every language."""
         for dialogue in self.dialogues.values():
             for checkpoint, alternative, call in dialogue.calls():
                 yield dialogue, checkpoint, alternative, call
+
+    def history_calls(self) -> Iterator[tuple[Dialogue, Call]]:
+        """Every call of every ``called`` history turn, in every language."""
+        for dialogue in self.dialogues.values():
+            for _, call in dialogue.history_calls():
+                yield dialogue, call
 
 
 # ----------------------------------------------------------------------------- scenarios
@@ -349,4 +374,4 @@ def _escape(token: str) -> str:
 
 def bilingual_text(value: Any, lang: str) -> str | None:
     """The text of lang in a bilingual ``{en, zh}`` mapping, else None."""
-    return value[lang] if is_bilingual(value) else None
+    return value.get(lang) if is_bilingual(value) else None

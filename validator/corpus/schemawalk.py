@@ -58,15 +58,16 @@ def map_schemas(schema: Any, node: Node) -> Any:
 
 
 def is_bilingual(value: Any) -> bool:
-    return isinstance(value, dict) and set(value) == set(LANGS) and all(isinstance(value[k], str) for k in LANGS)
+    """A text per language: ``{en, zh}``, or the languages of a one-language repository (``{en}``)."""
+    return isinstance(value, dict) and bool(value) and set(value) <= set(LANGS) and all(isinstance(text, str) for text in value.values())
 
 
 def localize(schema: Any, lang: str) -> Any:
-    """A fresh copy of schema with every bilingual ``description`` replaced by the text of lang."""
+    """A fresh copy of schema with every per-language ``description`` replaced by the text of lang."""
 
     def node(mapping: Mapping[str, Any]) -> Mapping[str, Any]:
         description: Any = mapping.get("description")
-        if is_bilingual(description):
+        if is_bilingual(description) and lang in description:
             return {**mapping, "description": description[lang]}
         return mapping
 

@@ -121,6 +121,8 @@ ZH_PERIODS: tuple[tuple[str, str], ...] = (
     ("中午", "noon"), ("正午", "noon"),
     ("下午", "pm"), ("傍晚", "pm"), ("晚上", "pm"), ("夜里", "pm"), ("夜间", "pm"), ("今晚", "pm"), ("明晚", "pm"), ("晚", "pm"),
 )  # fmt: skip
+# 早 and 晚 in these words mean "early" and "late", not the morning and the evening: 最晚8点 is 08:00 at the latest
+ZH_NOT_PERIODS: tuple[str, ...] = ("最晚", "最早", "最迟", "较晚", "较早", "太晚", "太早", "稍晚", "稍早")
 # English words after a time that fix the half of the day
 EN_PERIODS_AFTER: tuple[tuple[str, str], ...] = (
     ("a.m.", "am"), ("a.m", "am"), ("am", "am"), ("p.m.", "pm"), ("p.m", "pm"), ("pm", "pm"),

@@ -17,7 +17,7 @@ from __future__ import annotations
 
 import datetime as _dt
 import re
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from decimal import Decimal
 from typing import Any
@@ -84,7 +84,7 @@ class FactError(ValueError):
 
 def read_fact(data: Any) -> Fact:
     """The fact a plain mapping describes (FactError when it describes none)."""
-    for message, pointer in fact_problems(data):
+    for message, pointer in fact_problems(data, langs=None):
         raise FactError(message, pointer)
     return _build(data)
 
@@ -104,8 +104,9 @@ def read_facts(data: Any) -> tuple[Fact, ...]:
     return tuple(facts)
 
 
-def fact_problems(data: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
-    """(message, pointer) for everything that keeps data from being a fact."""
+def fact_problems(data: Any, pointer: str = "", langs: Sequence[str] | None = LANGS) -> Iterator[tuple[str, str]]:
+    """(message, pointer) for everything that keeps data from being a fact whose words are
+    given in langs (a repository's languages; None: any of callbank's, as the scorer reads)."""
     if not isinstance(data, dict):
         yield "a fact is a mapping such as {number: 1260, unit: CNY} or {phrase: {en: [...], zh: [...]}}", pointer
         return
@@ -126,7 +127,7 @@ def fact_problems(data: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
         unit = data.get("unit")
         if unit is not None and not (isinstance(unit, str) and unit in UNITS):
             if isinstance(unit, dict):
-                yield from _words_problems(unit, f"{pointer}/unit")
+                yield from _words_problems(unit, f"{pointer}/unit", langs)
             else:
                 yield f"unit {unit!r} is unknown; use one of {', '.join(sorted(UNITS))} or {{en: [words], zh: [words]}}", f"{pointer}/unit"
     elif kind == "code":
@@ -139,22 +140,26 @@ def fact_problems(data: Any, pointer: str = "") -> Iterator[tuple[str, str]]:
         if not isinstance(value, str) or not _DATE.match(value) or _date(value) is None:
             yield 'date is a real calendar date "YYYY-MM-DD" ("2025-05-09")', here
     elif kind == "phrase":
-        yield from _words_problems(value, here)
+        yield from _words_problems(value, here, langs)
     else:
         if not isinstance(value, list) or len(value) < 2:
             yield "any is a list of at least two facts", here
         else:
             for index, option in enumerate(value):
-                yield from fact_problems(option, f"{here}/{index}")
+                yield from fact_problems(option, f"{here}/{index}", langs)
     if "about" in data and kind in ("number", "code", "time", "date"):
-        yield from _words_problems(data["about"], f"{pointer}/about")
+        yield from _words_problems(data["about"], f"{pointer}/about", langs)
 
 
-def _words_problems(value: Any, pointer: str) -> Iterator[tuple[str, str]]:
-    if not isinstance(value, dict) or set(value) != set(LANGS):
-        yield "words are given in both languages: {en: [...], zh: [...]}", pointer
+def _words_problems(value: Any, pointer: str, langs: Sequence[str] | None) -> Iterator[tuple[str, str]]:
+    if langs is not None and (not isinstance(value, dict) or set(value) != set(langs)):
+        shown = "both languages: {en: [...], zh: [...]}" if len(langs) > 1 else f"this repository's language: {{{langs[0]}: [...]}}"
+        yield f"words are given in {shown}", pointer
         return
-    for lang in LANGS:
+    if not isinstance(value, dict) or not value or not set(value) <= set(LANGS):
+        yield "words are given per language: {en: [...], zh: [...]}", pointer
+        return
+    for lang in value:
         words = value[lang]
         if not isinstance(words, list) or not words or not all(isinstance(w, str) and w.strip() for w in words):
             yield f"{lang} is a non-empty list of words", f"{pointer}/{lang}"
@@ -170,7 +175,7 @@ def _date(text: str) -> _dt.date | None:
 def _words(value: Any) -> Words | None:
     if value is None:
         return None
-    return {lang: tuple(str(w) for w in value[lang]) for lang in LANGS}
+    return {lang: tuple(str(w) for w in value[lang]) for lang in LANGS if lang in value}
 
 
 def _build(data: dict[str, Any]) -> Fact:
@@ -199,7 +204,7 @@ def _build(data: dict[str, Any]) -> Fact:
 def phrases(fact: Fact) -> Iterator[tuple[str, str, str]]:
     """(lang, words, pointer below the fact) of every phrase and about alternative of a fact."""
     if isinstance(fact, PhraseFact):
-        for lang in LANGS:
+        for lang in fact.words:
             for i, words in enumerate(fact.words[lang]):
                 yield lang, words, f"/phrase/{lang}/{i}"
     elif isinstance(fact, AnyFact):
@@ -207,7 +212,7 @@ def phrases(fact: Fact) -> Iterator[tuple[str, str, str]]:
             for lang, words, pointer in phrases(option):
                 yield lang, words, f"/any/{index}{pointer}"
     elif fact.about is not None:
-        for lang in LANGS:
+        for lang in fact.about:
             for i, words in enumerate(fact.about[lang]):
                 yield lang, words, f"/about/{lang}/{i}"
 

@@ -43,6 +43,7 @@ from validator.facts.lexicon import (
     ZH_BIG_UNITS,
     ZH_DIGITS,
     ZH_MAGNITUDES,
+    ZH_NOT_PERIODS,
     ZH_PERIODS,
     ZH_SMALL_UNITS,
     ZH_WEEKDAY_CHARS,
@@ -709,6 +710,8 @@ class _Scanner:
         while j > 0 and text[j - 1] == " " and start - j < 2:
             j -= 1
         window = text[max(0, j - 4) : j]
+        if window.endswith(ZH_NOT_PERIODS):
+            return None  # 最晚06:59 is "06:59 at the latest", not the evening
         for word, period in ZH_PERIODS:
             if window.endswith(word):
                 return period

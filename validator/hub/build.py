@@ -4,7 +4,7 @@ Layout of the folder::
 
     README.md                       dataset card, its `configs:` header names every data file
     score.py                        scoring entry (runs the package's scorer on this folder)
-    data/<config>/en.parquet        one file per config and language
+    data/<config>/en.parquet        one file per config and language (the repository's languages)
     data/<config>/zh.parquet
 
 The folder is written next to its destination and moved into place only when complete, so a
@@ -21,7 +21,7 @@ from typing import NamedTuple
 
 from validator.corpus.index import Corpus
 from validator.hub.card import DEFAULT_REPO_ID, GENERATED_MARKER, render_card
-from validator.hub.configs import SPLITS, Config, configs_of, data_path
+from validator.hub.configs import Config, configs_of, data_path
 from validator.hub.corpus import CorpusError, Sources
 from validator.hub.parquet import write_records
 from validator.hub.records import COLUMNS, project
@@ -62,7 +62,7 @@ class BuiltFile(NamedTuple):
 def render_folder(sources: Sources, repo_id: str = DEFAULT_REPO_ID) -> tuple[list[Config], dict[str, str]]:
     """Configs and the text files of the folder (the Parquet files are written separately)."""
     configs = configs_of(sources)
-    return configs, {"README.md": render_card(configs, repo_id), SCORE_ENTRY: SCORE_PY}
+    return configs, {"README.md": render_card(configs, repo_id, sources.corpus.langs), SCORE_ENTRY: SCORE_PY}
 
 
 def write_folder(sources: Sources, folder: Path, repo_id: str = DEFAULT_REPO_ID) -> None:
@@ -70,7 +70,7 @@ def write_folder(sources: Sources, folder: Path, repo_id: str = DEFAULT_REPO_ID)
     configs, texts = render_folder(sources, repo_id)
     for config in configs:
         columns = COLUMNS[config.kind]
-        for split in SPLITS:
+        for split in sources.corpus.langs:
             try:
                 records = [project(config.kind, item, split, sources) for item in config.items]
             except KeyError as error:

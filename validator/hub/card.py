@@ -39,53 +39,55 @@ def size_category(n: int) -> str:
     return "1M<n<10M"
 
 
-def metadata(configs: Sequence[Config]) -> dict[str, Any]:
-    examples = sum(len(c.items) for c in configs if c.kind in ("case", "scenario")) * len(SPLITS)
+def metadata(configs: Sequence[Config], splits: Sequence[str] = SPLITS) -> dict[str, Any]:
+    examples = sum(len(c.items) for c in configs if c.kind in ("case", "scenario")) * len(splits)
     return {
         "pretty_name": PRETTY_NAME,
         "license": LICENSE,
-        "language": list(SPLITS),
-        "multilinguality": "multilingual",
+        "language": list(splits),
+        "multilinguality": "multilingual" if len(splits) > 1 else "monolingual",
         "task_categories": TASK_CATEGORIES,
         "tags": TAGS,
         "size_categories": [size_category(examples)],
         "configs": [
             {
                 "config_name": c.name,
-                "data_files": [{"split": split, "path": data_path(c.name, split)} for split in SPLITS],
+                "data_files": [{"split": split, "path": data_path(c.name, split)} for split in splits],
             }
             for c in configs
         ],
     }
 
 
-def render_card(configs: Sequence[Config], repo_id: str = DEFAULT_REPO_ID) -> str:
-    header = yaml.safe_dump(metadata(configs), sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000)
-    parts = ["---\n" + header + "---\n", GENERATED_MARKER, _INTRO, _configs_section(configs), _counts_section(configs)]
+def render_card(configs: Sequence[Config], repo_id: str = DEFAULT_REPO_ID, splits: Sequence[str] = SPLITS) -> str:
+    header = yaml.safe_dump(metadata(configs, splits), sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000)
+    parts = ["---\n" + header + "---\n", GENERATED_MARKER, _INTRO, _configs_section(configs, splits), _counts_section(configs, splits)]
     parts += [columns_section({c.kind for c in configs}), _LOADING.replace("<org>/callbank", repo_id), _OUTPUT_FORMAT, _SCORING]
     parts += [_REPRODUCIBILITY, _CITATION.format(version=__version__)]
     return "\n\n".join(part.strip("\n") for part in parts) + "\n"
 
 
-def _configs_section(configs: Sequence[Config]) -> str:
-    lines = ["## Configs and splits", "", _SPLITS_NOTE.strip(), "", "| config | holds | en | zh |", "|---|---|---:|---:|"]
-    lines += [f"| `{c.name}` | {c.doc} | {len(c.items)} | {len(c.items)} |" for c in configs]
+def _configs_section(configs: Sequence[Config], splits: Sequence[str] = SPLITS) -> str:
+    head = "| config | holds |" + "".join(f" {split} |" for split in splits)
+    lines = ["## Configs and splits", "", _SPLITS_NOTE.strip(), "", head, "|---|---|" + "---:|" * len(splits)]
+    lines += [f"| `{c.name}` | {c.doc} |" + f" {len(c.items)} |" * len(splits) for c in configs]
     return "\n".join(lines)
 
 
-def _counts_section(configs: Sequence[Config]) -> str:
-    lines = ["## Counts per category and language", "", "| category | en | zh |", "|---|---:|---:|"]
+def _counts_section(configs: Sequence[Config], splits: Sequence[str] = SPLITS) -> str:
+    head = "| category |" + "".join(f" {split} |" for split in splits)
+    lines = ["## Counts per category and language", "", head, "|---|" + "---:|" * len(splits)]
     families: dict[str, int] = {}
     for c in configs:
         if c.kind not in ("case", "scenario"):
             continue
-        lines.append(f"| {c.category} | {len(c.items)} | {len(c.items)} |")
+        lines.append(f"| {c.category} |" + f" {len(c.items)} |" * len(splits))
         family = c.category.split("/", 1)[0]
         families[family] = families.get(family, 0) + len(c.items)
     for family, n in families.items():
-        lines.append(f"| **{family} (all)** | **{n}** | **{n}** |")
+        lines.append(f"| **{family} (all)** |" + f" **{n}** |" * len(splits))
     total = sum(families.values())
-    lines.append(f"| **total** | **{total}** | **{total}** |")
+    lines.append("| **total** |" + f" **{total}** |" * len(splits))
     lines += ["", "A multi-turn case counts once (it is right only when every checkpoint is right)."]
     return "\n".join(lines)
 
@@ -132,11 +134,13 @@ as themselves (`ensure_ascii=False`), no spaces (separators `,` and `:`). Decode
 `json.loads`. A null cell means the source file has no such field. Derived columns repeat data
 from other configs so each row is self-contained.
 
-Dialogue turns are one-key objects: `{"user": text}`, `{"assistant": text}`, `{"tool": [{"api", "result"}]}`
-(results of the checkpoint just before), and `{"expect": answer}` — a **checkpoint** where the
+Dialogue turns are one-key objects: `{"user": text}`, `{"assistant": text}`, `{"called": [{"api", "args"}]}`
+(calls the assistant already made: history, never scored), `{"tool": [{"api", "result"}]}`
+(results of the calls just before), and `{"expect": answer}` — a **checkpoint** where the
 model must act. An answer is `{"calls": [{"api", "args"}]}` (calls matched order-insensitively),
 `{"one_of": [{"calls": …}, …]}` (several acceptable alternatives), or a special answer
-`{"special": "incomplete", "api", "missing"}`, `{"special": "error_param", "api", "params"}`,
+`{"special": "incomplete", "api", "missing"}`, `{"special": "error_param", "api", "params"}` (`api`
+absent when an imported source names none),
 `{"special": "irrelevant"}`. Argument values are literals or matchers (`$any`, `$optional`,
 `$text`, `$approx`/`$tol`, `$range`, `$unordered`, `$regex`/`$example`, `$literal`; `$lang` in scenarios):
 see `docs/data-model.md` in the repository.

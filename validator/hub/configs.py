@@ -1,7 +1,8 @@
 """The dataset's configs: one per case category, one per agent mode, plus `apis` and `sandboxes`.
 
-Splits are languages (`en`, `zh`): every config has both, with the same items in the same order
-(sorted by id or name), so row i of `en` and row i of `zh` are the same item.
+Splits are languages (`en`, `zh`; the one language of a one-language repository): every config
+has each, with the same items in the same order (sorted by id or name), so row i of `en` and
+row i of `zh` are the same item.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from validator.corpus.categories import CASE_CATEGORIES, SCENARIO_MODES
 from validator.corpus.langs import LANGS
 from validator.hub.corpus import Sources
 
-SPLITS = LANGS  # a dataset split is a language: row i of every split is the same item
+SPLITS = LANGS  # a dataset split is a language (the repository's: Corpus.langs): row i of every split is the same item
 
 # the configs in the order the card lists them: case categories, then agent modes
 AGENT_MODES = SCENARIO_MODES

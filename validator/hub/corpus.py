@@ -11,7 +11,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from validator.corpus.index import Corpus
-from validator.corpus.langs import LANGS
 
 
 class CorpusError(Exception):
@@ -34,7 +33,7 @@ class Sources:
             sandboxes[name] = {
                 "name": name,
                 "state": sandbox.state.document.data,
-                "policy": {lang: _read_text(corpus, sandbox.policy_path(lang)) for lang in LANGS},
+                "policy": {lang: _read_text(corpus, sandbox.policy_path(lang)) for lang in corpus.langs},
                 "code": _read_text(corpus, sandbox.code_path),
             }
         return cls(corpus, sandboxes)

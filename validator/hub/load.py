@@ -2,9 +2,10 @@
 
 ``load(path_or_repo, config, lang)`` returns one split of one config as decoded records: JSON
 columns parsed, null cells (fields the source does not have) left out. ``load_source`` merges
-the two languages back into the source items, exactly the data of the YAML files they came
-from; ``materialize`` writes those items out as a corpus (specs, dialogues, sandboxes), so the
-repository's own tools — the scorer first — run on a downloaded dataset.
+the languages back into the source items, exactly the data of the YAML files they came from;
+``materialize`` writes those items out as a corpus (specs, dialogues, sandboxes, and a
+``callbank.yaml`` naming the language of a one-language dataset), so the repository's own tools
+— the scorer first — run on a downloaded dataset.
 
 A local folder is read directly; anything else is taken as a Hub dataset id and downloaded
 (only the card and the files of the config asked for).
@@ -17,6 +18,7 @@ from typing import Any
 
 import yaml
 
+from validator.corpus.config import CONFIG_FILE
 from validator.hub.configs import SPLITS, kind_of_config
 from validator.hub.parquet import read_records
 from validator.hub.records import COLUMNS, KEY_COLUMN, to_source
@@ -74,15 +76,28 @@ def load(path_or_repo: str | Path, config: str, lang: str, revision: str | None 
     return _read(_folder(path_or_repo, config, revision), config, lang)
 
 
+def _splits(folder: Path, config: str) -> list[str]:
+    """The languages of a config's splits, in callbank's order (en before zh)."""
+    configs = read_card_configs(folder)
+    if config not in configs:
+        raise LoadError(f"no config {config!r}; the dataset has {', '.join(configs) or 'none'}")
+    found = [lang for lang in SPLITS if lang in configs[config]]
+    if not found:
+        raise LoadError(f"config {config!r} has no language split ({', '.join(SPLITS)}); it has {', '.join(configs[config]) or 'none'}")
+    return found
+
+
 def load_source(path_or_repo: str | Path, config: str, revision: str | None = None) -> list[dict[str, Any]]:
-    """The source items of one config: both languages merged back into the YAML files' data."""
+    """The source items of one config: its languages merged back into the YAML files' data."""
     folder = _folder(path_or_repo, config, revision)
     kind = kind_of_config(config)
-    en, zh = (_read(folder, config, lang) for lang in SPLITS)
+    splits = {lang: _read(folder, config, lang) for lang in _splits(folder, config)}
     key = KEY_COLUMN[kind]
-    if [r[key] for r in en] != [r[key] for r in zh]:
-        raise LoadError(f"config {config!r}: the en and zh splits do not hold the same items in the same order")
-    return [to_source(kind, a, b) for a, b in zip(en, zh, strict=True)]
+    keys = {lang: [r[key] for r in records] for lang, records in splits.items()}
+    if len({tuple(k) for k in keys.values()}) > 1:
+        raise LoadError(f"config {config!r}: the {' and '.join(splits)} splits do not hold the same items in the same order")
+    langs = list(splits)
+    return [to_source(kind, {lang: splits[lang][i] for lang in langs}) for i in range(len(splits[langs[0]]))]
 
 
 def materialize(path_or_repo: str | Path, dest: Path, revision: str | None = None) -> list[str]:
@@ -90,11 +105,16 @@ def materialize(path_or_repo: str | Path, dest: Path, revision: str | None = Non
     folder = _folder(path_or_repo, None, revision)
     dest = Path(dest)
     written: list[str] = []
+    langs: set[str] = set()
     for config in read_card_configs(folder):
         kind = kind_of_config(config)
-        en = _read(folder, config, "en")
-        for record, item in zip(en, load_source(folder, config), strict=True):
+        splits = _splits(folder, config)
+        langs.update(splits)
+        first = _read(folder, config, splits[0])
+        for record, item in zip(first, load_source(folder, config), strict=True):
             written += _write_item(dest, kind, record["source"], item)
+    if langs and langs != set(SPLITS):
+        written.append(_write_text(dest, CONFIG_FILE, f"languages: [{', '.join(lang for lang in SPLITS if lang in langs)}]\n"))
     return sorted(written)
 
 
@@ -133,7 +153,6 @@ def _write_item(dest: Path, kind: str, source: str, item: dict[str, Any]) -> lis
         return [_write_yaml(dest, source, _SCHEMAS[kind], item)]
     return [
         _write_yaml(dest, f"{source}/state.yaml", "state", item["state"]),
-        _write_text(dest, f"{source}/policy.en.md", item["policy"]["en"]),
-        _write_text(dest, f"{source}/policy.zh.md", item["policy"]["zh"]),
+        *(_write_text(dest, f"{source}/policy.{lang}.md", text) for lang, text in item["policy"].items()),
         _write_text(dest, f"{source}/sandbox.py", item["code"]),
     ]

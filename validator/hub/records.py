@@ -1,10 +1,10 @@
 """Rows of the dataset: one table of columns per kind, and the two maps between files and rows.
 
 Every config holds one kind of item (case, API spec, agent scenario, sandbox) and has one split
-per language. ``project(kind, item, lang, sources)`` turns a source item into the record of one
-language (the decoded row); ``to_source(kind, en, zh)`` merges the two records of an item back
-into the source item, so ``to_source(project(x, "en"), project(x, "zh")) == x`` for every valid
-item — the round-trip tests hold the build to that. Derived columns (rendered function schemas,
+per language of the repository. ``project(kind, item, lang, sources)`` turns a source item into
+the record of one language (the decoded row); ``to_source(kind, {lang: record})`` merges the
+records of an item back into the source item, so ``to_source({l: project(x, l) for l in langs})
+== x`` for every valid item — the round-trip tests hold the build to that. Derived columns (rendered function schemas,
 the states and policies a scenario runs with) are conveniences for consumers; ``to_source``
 ignores them.
 
@@ -43,6 +43,7 @@ CASE_COLUMNS: tuple[Column, ...] = (
     _c("profile", "string", "user profile in this language (preference cases)", optional=True),
     _c("state", "json", "deep-merge patch over sandbox data, per sandbox", optional=True),
     _c("turns", "json", "the dialogue in this language; `expect` turns are the checkpoints with their answers"),
+    _c("origin", "json", "where an imported case came from (`callbank import`): peer, file, record", optional=True),
     _c("functions", "json", "the candidate APIs as OpenAI `tools` entries in this language", derived=True),
     _c("source", "string", "the file in the repository", derived=True),
 )
@@ -56,6 +57,7 @@ API_COLUMNS: tuple[Column, ...] = (
     _c("parameters", "json", "JSON Schema of the arguments, descriptions in this language"),
     _c("returns", "json", "JSON Schema of the result"),
     _c("errors", "json", "business errors: kind → message in this language", optional=True),
+    _c("origin", "json", "where an imported API came from (`callbank import`): peer, file, its name there", optional=True),
     _c("source", "string", "the file in the repository", derived=True),
 )
 
@@ -104,19 +106,21 @@ KEY_COLUMN = {"case": "id", "api": "name", "scenario": "id", "sandbox": "name"}
 # ----------------------------------------------------------------------------- rendering
 
 
-def merge_property(en: Any, zh: Any) -> Any:
-    """Inverse of ``validator.corpus.schemawalk.localize`` over the two languages."""
-    if not isinstance(en, dict) or not isinstance(zh, dict):
-        return copy.deepcopy(en)
+def merge_property(by_lang: Mapping[str, Any]) -> Any:
+    """Inverse of ``validator.corpus.schemawalk.localize`` over the languages (lang → schema)."""
+    langs = list(by_lang)
+    first = by_lang[langs[0]]
+    if not all(isinstance(by_lang[lang], dict) for lang in langs):
+        return copy.deepcopy(first)
     out: dict[str, Any] = {}
-    for key, value in en.items():
-        other = zh.get(key)
-        if key == "description" and isinstance(value, str) and isinstance(other, str):
-            out[key] = {"en": value, "zh": other}
+    for key, value in first.items():
+        others = {lang: by_lang[lang].get(key) for lang in langs}
+        if key == "description" and all(isinstance(text, str) for text in others.values()):
+            out[key] = dict(others)
         elif key == "items":
-            out[key] = merge_property(value, other)
-        elif key == "properties" and isinstance(value, dict) and isinstance(other, dict):
-            out[key] = {name: merge_property(sub, other.get(name)) for name, sub in value.items()}
+            out[key] = merge_property(others)
+        elif key == "properties" and all(isinstance(props, dict) for props in others.values()):
+            out[key] = {name: merge_property({lang: others[lang].get(name) for lang in langs}) for name in value}
         else:
             out[key] = copy.deepcopy(value)
     return out
@@ -142,9 +146,10 @@ def project(kind: str, item: Mapping[str, Any], lang: str, sources: Sources) -> 
     return _PROJECT[kind](item, lang, sources)
 
 
-def to_source(kind: str, en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, Any]:
-    """The source item whose records in the two languages are en and zh."""
-    return _MERGE[kind](en, zh)
+def to_source(kind: str, by_lang: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    """The source item whose record in each language (lang → record, in the repository's
+    order of languages) is given."""
+    return _MERGE[kind](by_lang)
 
 
 def _project_case(case: Mapping[str, Any], lang: str, sources: Sources) -> dict[str, Any]:
@@ -158,22 +163,26 @@ def _project_case(case: Mapping[str, Any], lang: str, sources: Sources) -> dict[
             "profile": profile[lang] if isinstance(profile, dict) else profile,
             "state": copy.deepcopy(case.get("state")),
             "turns": copy.deepcopy(case[lang]["turns"]),
+            "origin": copy.deepcopy(case.get("origin")),
             "functions": _functions(list(case["apis"]), sources, lang),
             "source": sources.path_of("case", case["id"]),
         }
     )
 
 
-def _merge_case(en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, Any]:
-    case: dict[str, Any] = {"id": en["id"], "category": en["category"], "apis": list(en["apis"])}
-    if "time" in en:
-        case["time"] = en["time"]
-    if "profile" in en:
-        case["profile"] = {"en": en["profile"], "zh": zh["profile"]}
-    if "state" in en:
-        case["state"] = copy.deepcopy(en["state"])
-    case["en"] = {"turns": copy.deepcopy(en["turns"])}
-    case["zh"] = {"turns": copy.deepcopy(zh["turns"])}
+def _merge_case(by_lang: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    first = next(iter(by_lang.values()))
+    case: dict[str, Any] = {"id": first["id"], "category": first["category"], "apis": list(first["apis"])}
+    if "time" in first:
+        case["time"] = first["time"]
+    if "profile" in first:
+        case["profile"] = {lang: record["profile"] for lang, record in by_lang.items()}
+    if "state" in first:
+        case["state"] = copy.deepcopy(first["state"])
+    if "origin" in first:
+        case["origin"] = copy.deepcopy(first["origin"])
+    for lang, record in by_lang.items():
+        case[lang] = {"turns": copy.deepcopy(record["turns"])}
     return case
 
 
@@ -189,22 +198,26 @@ def _project_api(spec: Mapping[str, Any], lang: str, sources: Sources) -> dict[s
             "parameters": localize(spec["parameters"], lang),
             "returns": copy.deepcopy(spec["returns"]),
             "errors": None if errors is None else {kind: message[lang] for kind, message in errors.items()},
+            "origin": copy.deepcopy(spec.get("origin")),
             "source": sources.path_of("api", spec["name"]),
         }
     )
 
 
-def _merge_api(en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, Any]:
-    spec: dict[str, Any] = {"name": en["name"], "domain": en["domain"]}
-    if "sandbox" in en:
-        spec["sandbox"] = en["sandbox"]
-    if en.get("spec_only"):
+def _merge_api(by_lang: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    first = next(iter(by_lang.values()))
+    spec: dict[str, Any] = {"name": first["name"], "domain": first["domain"]}
+    if "sandbox" in first:
+        spec["sandbox"] = first["sandbox"]
+    if first.get("spec_only"):
         spec["spec_only"] = True
-    spec["description"] = {"en": en["description"], "zh": zh["description"]}
-    spec["parameters"] = merge_property(en["parameters"], zh["parameters"])
-    spec["returns"] = copy.deepcopy(en["returns"])
-    if "errors" in en:
-        spec["errors"] = {kind: {"en": message, "zh": zh["errors"][kind]} for kind, message in en["errors"].items()}
+    spec["description"] = {lang: record["description"] for lang, record in by_lang.items()}
+    spec["parameters"] = merge_property({lang: record["parameters"] for lang, record in by_lang.items()})
+    spec["returns"] = copy.deepcopy(first["returns"])
+    if "errors" in first:
+        spec["errors"] = {kind: {lang: record["errors"][kind] for lang, record in by_lang.items()} for kind in first["errors"]}
+    if "origin" in first:
+        spec["origin"] = copy.deepcopy(first["origin"])
     return spec
 
 
@@ -238,16 +251,15 @@ def _project_scenario(scenario: Mapping[str, Any], lang: str, sources: Sources) 
     return _present(record)
 
 
-def _merge_scenario(en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, Any]:
-    scenario: dict[str, Any] = {"id": en["id"], "mode": en["mode"], "sandboxes": list(en["sandboxes"])}
+def _merge_scenario(by_lang: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    first = next(iter(by_lang.values()))
+    scenario: dict[str, Any] = {"id": first["id"], "mode": first["mode"], "sandboxes": list(first["sandboxes"])}
     for key in _SCENARIO_OPTIONAL:
-        if key in en:
-            scenario[key] = copy.deepcopy(en[key])
-    scenario["user"] = {
-        lang: {key: copy.deepcopy(record[key]) for key in _USER_FIELDS if key in record} for lang, record in (("en", en), ("zh", zh))
-    }
+        if key in first:
+            scenario[key] = copy.deepcopy(first[key])
+    scenario["user"] = {lang: {key: copy.deepcopy(record[key]) for key in _USER_FIELDS if key in record} for lang, record in by_lang.items()}
     for key in _SCENARIO_SHARED:
-        scenario[key] = copy.deepcopy(en[key])
+        scenario[key] = copy.deepcopy(first[key])
     return scenario
 
 
@@ -263,12 +275,13 @@ def _project_sandbox(sandbox: Mapping[str, Any], lang: str, sources: Sources) ->
     }
 
 
-def _merge_sandbox(en: Mapping[str, Any], zh: Mapping[str, Any]) -> dict[str, Any]:
+def _merge_sandbox(by_lang: Mapping[str, Mapping[str, Any]]) -> dict[str, Any]:
+    first = next(iter(by_lang.values()))
     return {
-        "name": en["name"],
-        "state": copy.deepcopy(en["state"]),
-        "policy": {"en": en["policy"], "zh": zh["policy"]},
-        "code": en["code"],
+        "name": first["name"],
+        "state": copy.deepcopy(first["state"]),
+        "policy": {lang: record["policy"] for lang, record in by_lang.items()},
+        "code": first["code"],
     }
 
 

@@ -3,7 +3,9 @@
 For a case, the request at checkpoint k holds the system prompt, then every turn before the
 k-th ``expect``: user and assistant text, earlier checkpoints as the assistant's calls
 (rendered from their first alternative, ``tool_calls`` with ids ``call_<step>_<i>``) or special
-answers (the marker line), and tool results as ``tool`` messages answering those ids.
+answers (the marker line), ``called`` history turns as the assistant's calls too (ids
+``history_<turn>_<i>``; never asked for, never scored), and tool results as ``tool`` messages
+answering those ids.
 The tools are the case's ``apis`` (in retrieval cases only ``search_tools``: the APIs the
 model finds join them during its episode, ``validator.models.retrieval``).
 """
@@ -14,7 +16,7 @@ import json
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
-from validator.corpus.records import AssistantTurn, Case, Checkpoint, Scenario, Spec, ToolTurn, UserTurn
+from validator.corpus.records import AssistantTurn, CalledTurn, Case, Checkpoint, Scenario, Spec, ToolTurn, UserTurn
 from validator.matchers import render
 from validator.models.base import Request
 from validator.models.prompts import system_prompt
@@ -43,6 +45,11 @@ def case_requests(case: Case, lang: str, specs: Mapping[str, Spec], syntax: str,
             history.append({"role": "user", "content": turn.text})
         elif isinstance(turn, AssistantTurn):
             history.append({"role": "assistant", "content": turn.text})
+        elif isinstance(turn, CalledTurn):
+            calls = [{"api": call.api, "args": render(call.args, lang)} for call in turn.calls]
+            entries = tool_calls(calls, prefix=f"history_{turn.index}")
+            history.append({"role": "assistant", "content": None, "tool_calls": entries})
+            pending_ids = [entry["id"] for entry in entries]
         elif isinstance(turn, ToolTurn):
             for index, result in enumerate(turn.results):
                 call_id = pending_ids[index] if index < len(pending_ids) else f"call_{steps}_{index}"

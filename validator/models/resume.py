@@ -19,6 +19,7 @@ from collections.abc import Iterable, Mapping
 from pathlib import Path
 from typing import IO, Any
 
+from validator.corpus.config import CONFIG_FILE
 from validator.errors import UserError
 from validator.scoring.predictions import Key, record_key, record_validator
 
@@ -37,9 +38,13 @@ def manifest_path(out: Path) -> Path:
 
 
 def corpus_version(root: Path) -> str:
-    """sha256 over every corpus file (specs, dialogues, sandboxes: path and bytes)."""
+    """sha256 over every corpus file (specs, dialogues, sandboxes: path and bytes) and the
+    repository's settings (``callbank.yaml``, which decides the languages), when it has them."""
     digest = hashlib.sha256()
     root = Path(root)
+    settings = root / CONFIG_FILE
+    if settings.is_file():
+        digest.update(CONFIG_FILE.encode() + b"\0" + settings.read_bytes() + b"\0")
     for folder in CORPUS_FOLDERS:
         base = root / folder
         if not base.is_dir():

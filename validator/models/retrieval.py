@@ -36,6 +36,7 @@ from validator.sandbox.replay import runtime_of
 from validator.scoring.parse import Call, parse_text, parse_tool_calls
 from validator.toolsearch import SEARCH_API, found_names, reference_query
 
+EPISODE_PREFIX = "episode_"  # tool-call ids of the calls made during a retrieval episode
 MAX_TURNS = 12  # model turns per retrieval checkpoint: a three-call plan needs six with one search each
 
 NOT_FOUND = "not_found"
@@ -110,7 +111,8 @@ async def run_retrieval_async(model: Model, start: Request, environment: Environ
             record["output"] = reply.content or ""
             messages.append({"role": "assistant", "content": reply.content or ""})
             break
-        entries = tool_calls([{"api": call.api, "args": call.args} for call in made], prefix=f"call_{turn}")
+        # ids of the episode's own calls: the dialogue before it may hold calls too (history, earlier checkpoints)
+        entries = tool_calls([{"api": call.api, "args": call.args} for call in made], prefix=f"{EPISODE_PREFIX}{turn}")
         messages.append({"role": "assistant", "content": reply.content or None, "tool_calls": entries})
         for call, entry in zip(made, entries, strict=True):
             calls.append({"api": call.api, "args": call.args})
@@ -149,6 +151,8 @@ def reference_calls_next(checkpoint: Checkpoint, request: Request, specs: Mappin
         if message.get("role") == "assistant":
             for entry in message.get("tool_calls") or []:
                 function = entry.get("function") or {}
+                if not str(entry.get("id", "")).startswith(EPISODE_PREFIX):
+                    continue  # a call of the dialogue before the checkpoint (history, an earlier checkpoint)
                 if function.get("name") == SEARCH_API:
                     queries.add(str(json.loads(function.get("arguments") or "{}").get("query")))
                 else:

@@ -149,7 +149,7 @@ def plan(
     category and the first N scenarios of each agent category, in every selected language."""
     jobs: list[Job] = []
     taken: dict[str, int] = {}
-    chosen = [lang for lang in LANGS if lang in langs]
+    chosen = [lang for lang in corpus.langs if lang in langs]
 
     def admit(category: str) -> bool:
         if limit is not None and taken.get(category, 0) >= limit:

@@ -48,21 +48,25 @@ KIND_LABELS = {
     "user": "user",
     "assistant": "assistant",
     "expect": "EXPECTED ANSWER (checkpoint: the assistant must act here)",
+    "called": "calls the assistant already made (history, not scored)",
     "tool": "tool results (of the calls just before)",
 }
 
 
 def render_dialogue(case: Mapping[str, Any]) -> str:
-    """Both languages turn by turn: `[n] kind` then the EN and ZH versions under each other."""
-    sides = {lang: (case.get(lang) or {}).get("turns") or [] for lang in LANGS}
-    count = max(len(sides["en"]), len(sides["zh"]))
+    """Every language turn by turn: `[n] kind` then the EN and ZH versions under each other (the
+    one language a case of a one-language repository has)."""
+    langs = [lang for lang in LANGS if lang in case] or list(LANGS)
+    sides = {lang: (case.get(lang) or {}).get("turns") or [] for lang in langs}
+    count = max(len(turns) for turns in sides.values())
     lines = []
     for index in range(count):
-        parts = {lang: _turn_parts(sides[lang][index]) if index < len(sides[lang]) else ("(missing)", "(no such turn)") for lang in LANGS}
+        parts = {lang: _turn_parts(sides[lang][index]) if index < len(sides[lang]) else ("(missing)", "(no such turn)") for lang in langs}
         kinds = {kind for kind, _ in parts.values()}
-        label = KIND_LABELS.get(parts["en"][0], parts["en"][0]) if len(kinds) == 1 else " / ".join(f"{lang}: {parts[lang][0]}" for lang in LANGS)
+        first = parts[langs[0]][0]
+        label = KIND_LABELS.get(first, first) if len(kinds) == 1 else " / ".join(f"{lang}: {parts[lang][0]}" for lang in langs)
         lines.append(f"[{index + 1}] {label}")
-        for lang in LANGS:
+        for lang in langs:
             lines.append(f"    {lang.upper()}: {parts[lang][1]}")
     return "\n".join(lines)
 

@@ -10,7 +10,7 @@ from validator import matchers
 from validator.corpus.index import Corpus
 from validator.corpus.langs import LANGS, other
 from validator.corpus.params import CompileError
-from validator.corpus.records import Call, Case, Checkpoint, Dialogue, Scenario, Spec, ToolTurn
+from validator.corpus.records import Call, CalledTurn, Case, Checkpoint, Dialogue, Scenario, Spec, ToolTurn
 from validator.diagnostics import Finding, join_pointer
 from validator.loading import Document
 from validator.rules.registry import rule
@@ -37,8 +37,9 @@ def _data(document: Document) -> dict[str, Any]:
 def missing_translation(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
-    A case has both an `en` and a `zh` side; a profile and a scenario's `user` have both
-    languages (the words of a scenario's output facts are required in both by its schema).
+    A case has a side in each of the repository's languages (both `en` and `zh` unless
+    `callbank.yaml` names one); so do a profile and a scenario's `user` (the words of a
+    scenario's output facts are required in each by its schema).
     ## Why is this bad?
     callbank's two languages are parallel: every case is scored in both. A case with one side
     silently shrinks the other language's track.
@@ -60,10 +61,11 @@ def missing_translation(document: Document, corpus: Corpus) -> Iterator[Finding]
     if document.kind == "scenario" and isinstance(data.get("user"), dict):
         places.append(("/user", data["user"]))
     for pointer, mapping in places:
-        for lang in LANGS:
+        for lang in corpus.langs:
             if lang not in mapping:
                 where = pointer[1:] or "the case"
-                yield Finding(f"{where} has no {lang!r} side; add it (both languages are required and parallel)", pointer + "/" + lang)
+                need = "both languages are required and parallel" if corpus.config.parallel else f"this repository's cases are in {lang}"
+                yield Finding(f"{where} has no {lang!r} side; add it ({need})", pointer + "/" + lang)
 
 
 def _texts(item: Case | Scenario) -> Iterator[tuple[str, str, str]]:
@@ -74,11 +76,10 @@ def _texts(item: Case | Scenario) -> Iterator[tuple[str, str, str]]:
                 if turn.kind in ("user", "assistant"):
                     yield dialogue.lang, turn.text, join_pointer(dialogue.lang, "turns", turn.index, turn.kind)  # type: ignore[union-attr]
         if item.profile is not None:
-            for lang in LANGS:
-                yield lang, item.profile[lang], join_pointer("profile", lang)
+            for lang, text in item.profile.items():
+                yield lang, text, join_pointer("profile", lang)
         return
-    for lang in LANGS:
-        side = item.user[lang]
+    for lang, side in item.user.items():
         yield lang, side.goal, join_pointer("user", lang, "goal")
         for field in ("known", "unknown", "script"):
             for j, text in enumerate(getattr(side, field)):
@@ -144,6 +145,8 @@ def turn_structure_mismatch(item: Case | Scenario, corpus: Corpus) -> Iterator[F
     ## Use instead
     Give `zh` the same five turns.
     """
+    if not corpus.config.parallel:
+        return  # a one-language repository has nothing to compare
     if isinstance(item, Case):
         en, zh = list(item.dialogues["en"].kinds), list(item.dialogues["zh"].kinds)
         if en != zh:
@@ -153,7 +156,7 @@ def turn_structure_mismatch(item: Case | Scenario, corpus: Corpus) -> Iterator[F
                 join_pointer("zh", "turns", min(at, max(len(zh) - 1, 0))),
             )
         return
-    scripts = [item.user[lang].script for lang in LANGS]
+    scripts = [item.user[lang].script for lang in ("en", "zh")]
     if len(scripts[0]) != len(scripts[1]):
         yield Finding(f"the en script has {len(scripts[0])} messages and the zh script {len(scripts[1])}; make them parallel", "/user/zh/script")
     outputs = item.outputs
@@ -188,6 +191,8 @@ def answer_parity_mismatch(case: Case, corpus: Corpus) -> Iterator[Finding]:
     Give both languages the same call with the same argument names.
     """
     # a checkpoint only one language has is DLG003's finding; the shared ones are compared here
+    if not corpus.config.parallel:
+        return
     for a, b in zip(case.dialogues["en"].checkpoints, case.dialogues["zh"].checkpoints, strict=False):
         if _answer_shape(a) != _answer_shape(b):
             yield Finding(
@@ -202,8 +207,9 @@ def dialogue_flow(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Each language side has at least one `expect` checkpoint; the first turn is the user's;
-    a `tool` turn follows a checkpoint that expects calls, with one result per call of its
-    first alternative, naming the same APIs in order; the dialogue ends with a checkpoint.
+    a `tool` turn follows a checkpoint that expects calls (one result per call of its first
+    alternative) or a `called` history turn (one result per call), naming the same APIs in
+    order; the dialogue ends with a checkpoint.
     ## Why is this bad?
     The model is asked at each checkpoint given the dialogue so far; results that do not
     correspond to the calls before them make the history inconsistent.
@@ -231,16 +237,90 @@ def dialogue_flow(case: Case, corpus: Corpus) -> Iterator[Finding]:
             if not isinstance(turn, ToolTurn):
                 continue
             previous = dialogue.turns[i - 1] if i > 0 else None
-            if not isinstance(previous, Checkpoint) or not previous.alternatives:
-                yield Finding("a tool turn must directly follow a checkpoint that expects calls", turn.pointer)
+            if isinstance(previous, CalledTurn):
+                expected, before = [c.api for c in previous.calls], "the history calls before"
+            elif isinstance(previous, Checkpoint) and previous.alternatives:
+                expected, before = [c.api for c in previous.first], "the checkpoint before calls"
+            else:
+                yield Finding("a tool turn must directly follow a checkpoint that expects calls, or a called turn", turn.pointer)
                 continue
-            expected = [c.api for c in previous.first]
             got = [r.api for r in turn.results]
             if expected != got:
                 yield Finding(
-                    f"tool results name {got} but the checkpoint before calls {expected}; give one result per call, in order",
+                    f"tool results name {got} but {before} {expected}; give one result per call, in order",
                     turn.pointer + "/tool",
                 )
+
+
+@rule("DLG006", "case-without-clock", "A case that offers a runnable API has no full `time`.", on=Case)
+def case_without_clock(case: Case, corpus: Corpus) -> Iterator[Finding]:
+    """
+    ## What it does
+    A case whose candidate APIs include one that a sandbox runs has a `time` with a time of day
+    and a UTC offset (`2024-06-11T16:00:00+08:00`). A case offering only spec-only APIs (an
+    imported repository's) may give a date alone (`2024-06-11`) or no `time`; so may a retrieval
+    case whose answers call only spec-only APIs (its tool search reads no clock).
+    ## Why is this bad?
+    `time` is the clock its calls run on when `callbank exec` executes the ground truth, and the
+    "now" the model resolves "tomorrow" against: without it the execution takes the sandbox's own
+    clock, and the dialogue and the results disagree about what day it is.
+    ## Example
+    ```yaml
+    apis: [set_alarm]        # runnable in the phone sandbox
+    time: "2025-03-14"
+    ```
+    ## Use instead
+    ```yaml
+    time: "2025-03-14T21:40:00+08:00"
+    ```
+    """
+    # a retrieval case runs the APIs its searches find, not the search alone (whose index reads no
+    # clock): what needs the clock is what its answers call
+    offered = list(case.apis)
+    if case.category.startswith("retrieval/"):
+        offered = [api for api in offered if api != SEARCH_API] + list(dict.fromkeys(call.api for _, _, _, call in case.calls()))
+    runnable = [api for api in offered if (spec := corpus.specs.get(api)) is not None and spec.runnable]
+    if not runnable:
+        return
+    if case.time is None:
+        yield Finding(f"the case offers {runnable[0]}, which a sandbox runs: give it a time (the clock its calls run on), e.g. 2025-03-14T21:40:00+08:00", "")
+    elif "T" not in case.time:
+        yield Finding(f"time {case.time!r} is a date alone; {runnable[0]} runs in a sandbox, whose clock needs a time of day and a UTC offset", "/time")
+
+
+@rule("DLG015", "invalid-history-call", "A history call names an API the case does not offer, or arguments its API rejects.", on=Case)
+def invalid_history_call(case: Case, corpus: Corpus) -> Iterator[Finding]:
+    """
+    ## What it does
+    Every call of a `called` history turn names one of the case's candidate `apis` (in a
+    retrieval case, any API of the repository: the search found it) and passes
+    literal arguments its spec accepts: no unknown parameter, every required one, each value
+    valid for its schema (the checks DLG010–DLG012 make of answers).
+    ## Why is this bad?
+    The model is shown history calls as what the assistant already did. A call to an API it was
+    never offered, or with arguments the API rejects, is a history that cannot have happened,
+    and a model that learns from it is misled. An imported peer's earlier calls break their own
+    specs this way.
+    ## Example
+    ```yaml
+    - called: [{api: get_weather, args: {city: Paris, unit: kelvin}}]   # unit: celsius | fahrenheit
+    ```
+    ## Use instead
+    ```yaml
+    - called: [{api: get_weather, args: {city: Paris, unit: celsius}}]
+    ```
+    """
+    # a retrieval case offers only the tool search: its earlier calls are to APIs a search found
+    searched = case.category.startswith("retrieval/")
+    for _, call in case.history_calls():
+        if call.api in corpus.specs and call.api not in case.apis and not searched:
+            yield Finding(f"{call.api!r} is not among the case's candidate apis; the model could not have called it", call.pointer + "/api")
+            continue
+        if _contains_matcher(dict(call.args)):
+            yield Finding("a history call shows what was called: write literal values, not matchers", call.pointer + "/args")
+            continue
+        for _, finding in _arg_findings(corpus, call):
+            yield finding
 
 
 # ----------------------------------------------------------------------------- ground truth
@@ -632,12 +712,12 @@ def preference_not_from_profile(case: Case, corpus: Corpus) -> Iterator[Finding]
             for value in call.args.values():
                 for concrete in matchers.concrete_values(value) if _contains_matcher(value) else (value,):
                     values[lang].update(n for leaf in _leaves(concrete) if (n := matchers.normalize_text(str(leaf))))
-    texts = {lang: matchers.normalize_text(profile[lang]) for lang in LANGS}
+    texts = {lang: matchers.normalize_text(text) for lang, text in profile.items()}
     for lang, used in values.items():
-        own = any(n in texts[lang] for n in used)
+        own = any(n in texts.get(lang, "") for n in used)
         # a language-neutral value (an enum code, a city code) that both answers share may come
         # from the other language's profile: "特别爱吃日料" → cuisine: japanese
-        shared = any(n in texts[other(lang)] and n in values.get(other(lang), set()) for n in used)
+        shared = any(n in texts.get(other(lang), "") and n in values.get(other(lang), set()) for n in used)
         if not own and not shared:
             yield Finding(f"no argument value of the {lang} answer appears in the {lang} profile; the answer must use what the profile says", join_pointer("profile", lang))
 
@@ -657,11 +737,12 @@ def _leaves(value: Any) -> Iterator[Any]:
 def category_shape_mismatch(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
-    `normal/multi_turn/*` dialogues have at least two user turns and two checkpoints;
+    `normal/multi_turn/*` dialogues have at least two user turns and act on two requests: two
+    checkpoints, or a `called` history turn before the checkpoint;
     `single_turn/single` has one checkpoint with one call; `single_turn/parallel` one
     checkpoint whose alternatives each have at least two calls. A `retrieval/*` case offers
     only the tool search (`apis: [search_tools]`) and ends in its one checkpoint, with no tool
-    turns and no `search_tools` call in its answer: the search is live when the model runs, so
+    turn but the results of `called` history calls, and no `search_tools` call in its answer: the search is live when the model runs, so
     the checkpoint lists only the calls to make with what the search finds — one call in
     `retrieval/call` (in the first alternative), two or more in `retrieval/plan`.
     ## Why is this bad?
@@ -682,8 +763,9 @@ def category_shape_mismatch(case: Case, corpus: Corpus) -> Iterator[Finding]:
         points = dialogue.checkpoints
         base = dialogue.pointer
         if category.startswith("normal/multi_turn/"):
-            if dialogue.kinds.count("user") < 2 or len(points) < 2:
-                yield Finding("a multi-turn case needs at least two user turns and two checkpoints", base)
+            acted = len(points) + sum(1 for turn in dialogue.turns[: points[-1].index if points else 0] if isinstance(turn, CalledTurn))
+            if dialogue.kinds.count("user") < 2 or acted < 2:
+                yield Finding("a multi-turn case needs at least two user turns and two requests acted on (checkpoints, or history calls before one)", base)
         elif category.startswith(("normal/single_turn/", "normal/atom/")) or category in ("normal/similar_api", "normal/preference"):
             if len(points) != 1:
                 yield Finding(f"a {category} case has exactly one checkpoint", base)
@@ -696,9 +778,9 @@ def category_shape_mismatch(case: Case, corpus: Corpus) -> Iterator[Finding]:
 
 
 def _retrieval_shape(category: str, dialogue: Dialogue) -> Iterator[Finding]:
-    for turn in dialogue.turns:
-        if isinstance(turn, ToolTurn):
-            yield Finding("a retrieval case has no tool turns: the model's searches and calls run live", turn.pointer)
+    for i, turn in enumerate(dialogue.turns):
+        if isinstance(turn, ToolTurn) and not (i > 0 and isinstance(dialogue.turns[i - 1], CalledTurn)):
+            yield Finding("a retrieval case has no tool turns but the results of history calls: the model's searches and calls run live", turn.pointer)
     points = dialogue.checkpoints
     if len(points) != 1 or points[0].index != len(dialogue.turns) - 1:
         yield Finding("a retrieval case has exactly one checkpoint, its last turn", dialogue.pointer)
@@ -721,7 +803,7 @@ def tool_search_recorded(case: Case, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
     Outside `retrieval/*`, no answer calls `search_tools` and no `tool` turn records its
-    results.
+    results; no case anywhere shows a `search_tools` call in its `called` history.
     ## Why is this bad?
     Search results are a function of the whole API catalog: every API a contributor adds or
     rewords changes them, so a recorded result goes stale in a file nobody touched (EXE017).
@@ -740,16 +822,24 @@ def tool_search_recorded(case: Case, corpus: Corpus) -> Iterator[Finding]:
     target API directly as a candidate.
     """
     if case.category.startswith("retrieval/"):
-        return  # DLG023 holds retrieval cases to their live shape
+        yield from _history_searches(case)  # DLG023 holds the rest of a retrieval case to its live shape
+        return
     for _, _, _, call in case.calls():
         if call.api == SEARCH_API:
             yield Finding(f"{SEARCH_API} is called outside retrieval; its results change with the catalog", call.pointer + "/api")
+    yield from _history_searches(case)
     for dialogue in case.dialogues.values():
         for turn in dialogue.turns:
             if isinstance(turn, ToolTurn):
                 for result in turn.results:
                     if result.api == SEARCH_API:
                         yield Finding(f"a recorded {SEARCH_API} result goes stale when an API is added; do not store search results", result.pointer)
+
+
+def _history_searches(case: Case) -> Iterator[Finding]:
+    for _, call in case.history_calls():
+        if call.api == SEARCH_API:
+            yield Finding(f"a history {SEARCH_API} call shows results that go stale when an API is added; the search runs live", call.pointer + "/api")
 
 
 def _special_kind(checkpoint: Checkpoint) -> str | None:
@@ -846,7 +936,8 @@ def error_param_not_erroneous(case: Case, corpus: Corpus) -> Iterator[Finding]:
     ## What it does
     Each `params` entry names a top-level parameter of the API whose value breaks that
     parameter's schema (type, enum, pattern, range, format), and the value appears in the
-    user's words.
+    user's words. An answer that names no API (an imported peer's) is checked against every
+    candidate API that has the parameter: the value must break each of them.
     ## Why is this bad?
     If the value is valid, calling the API is right and the "error" answer is wrong; if the
     user never said it, the case asks the model to flag something absent.
@@ -862,22 +953,30 @@ def error_param_not_erroneous(case: Case, corpus: Corpus) -> Iterator[Finding]:
     for dialogue in case.dialogues.values():
         for checkpoint in dialogue.checkpoints:
             special = checkpoint.special
-            if special is None or special.kind != "error_param" or special.api is None:
+            if special is None or special.kind != "error_param":
                 continue
-            api = special.api
-            spec = corpus.specs.get(api)
-            if spec is None:
-                continue
+            if special.api is not None:
+                if special.api not in corpus.specs:
+                    continue  # REF001 reports it
+                apis = [special.api]
+            else:
+                apis = [api for api in case.apis if api in corpus.specs]
             said = dialogue.user_text(checkpoint.index)
             for name, bad in special.params.items():
                 here = checkpoint.expect_pointer + join_pointer("params", name)
-                if name not in spec.properties:
-                    yield Finding(f"{api} has no top-level parameter {name!r}", here)
+                having = [api for api in apis if name in corpus.specs[api].properties]
+                if not having:
+                    if special.api is not None:
+                        yield Finding(f"{special.api} has no top-level parameter {name!r}", here)
+                    else:
+                        yield Finding(f"no candidate API has a top-level parameter {name!r}; the answer names no API, so one of the case's apis must have it", here)
                     continue
-                validator = corpus.validators.parameter(api, name)
-                # a schema that does not compile proves nothing valid (SPC008 reports it)
-                if validator is not None and not isinstance(validator, CompileError) and not validator.messages(bad):
-                    yield Finding(f"{name}={bad!r} is valid for {api}; an error_param case needs a value that breaks the schema", here)
+                for api in having:
+                    validator = corpus.validators.parameter(api, name)
+                    # a schema that does not compile proves nothing valid (SPC008 reports it)
+                    if validator is not None and not isinstance(validator, CompileError) and not validator.messages(bad):
+                        yield Finding(f"{name}={bad!r} is valid for {api}; an error_param case needs a value that breaks the schema", here)
+                        break
                 shown = bad if isinstance(bad, str) else str(bad).lower() if isinstance(bad, bool) else str(bad)
                 if not _said_verbatim(shown, said):
                     yield Finding(f"the user never says {shown!r}; the bad value must come from the user's words", here)

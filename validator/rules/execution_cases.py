@@ -3,7 +3,8 @@
 Every call of every checkpoint of a case whose APIs are all runnable runs in the case's
 sandboxes, one session per language (the sandboxes' initial states with the case's ``state``
 patch and its ``time`` as the clock). The first alternative of each checkpoint carries the
-dialogue forward; the others are tried on a copy first.
+dialogue forward; the others are tried on a copy first. A ``called`` history turn runs in its
+place in the dialogue like a checkpoint with one alternative, its recorded results compared too.
 """
 
 from __future__ import annotations
@@ -13,7 +14,7 @@ from collections.abc import Callable, Generator, Iterator
 from typing import Any, NamedTuple
 
 from validator import matchers
-from validator.corpus.records import Calls, Case, Dialogue, ToolTurn
+from validator.corpus.records import CalledTurn, Calls, Case, Checkpoint, Dialogue, ToolTurn
 from validator.diagnostics import Finding
 from validator.rules.execution_context import Coded, Execution
 from validator.sandbox.runtime import AGENT_ERRORS, Outcome, Session
@@ -38,13 +39,22 @@ def execute_case(case: Case, execution: Execution, on_stale: OnStale | None = No
     """Run a case's checkpoints (EXE005, sandbox faults) and compare its recorded tool results
     (EXE017; ``on_stale`` also receives each mismatch as data)."""
     runtime = execution.runtime
-    apis = {call.api for _, _, _, call in case.calls()}
+    apis = {call.api for _, _, _, call in case.calls()} | {call.api for _, call in case.history_calls()}
     if not apis or not all(runtime.runnable(api) for api in apis):
         return
     names = sorted({runtime.sandbox_of(api) or "" for api in apis})
     for dialogue in case.dialogues.values():
         session = runtime.session(names, case.state, case.time, execution.time_limit)
-        for checkpoint in dialogue.checkpoints:
+        for checkpoint in dialogue.turns:
+            if isinstance(checkpoint, CalledTurn):
+                history = Calls(checkpoint.calls, checkpoint.pointer + "/called")
+                observed_history: list[object] = []
+                if not (yield from _run_calls(session, history, dialogue.lang, case, execution, observed_history)):
+                    break
+                yield from _compare_tool_turn(case, dialogue, checkpoint.index + 1, observed_history, on_stale)
+                continue
+            if not isinstance(checkpoint, Checkpoint):
+                continue
             options = checkpoint.alternatives
             # other alternatives are tried on copies first; the first one carries the dialogue on
             for alternative in options[1:]:

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from pathlib import Path
+from typing import Any
 
 from validator.corpus.index import Corpus
 from validator.diagnostics import Finding
@@ -42,6 +43,8 @@ class Execution:
         self._memo: dict[str, list[Coded]] = {}
         self._faults: set[tuple[str, str, int | None, str]] = set()
         self._breaches: dict[str, list[Breach]] = {}
+        # per-run memos a rule keeps by its code (what it derives once from the sandboxes' states)
+        self.caches: dict[str, Any] = {}
 
     # -- the static scan, computed once per sandbox
 

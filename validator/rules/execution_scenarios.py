@@ -15,7 +15,6 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from validator import matchers
-from validator.corpus.langs import LANGS
 from validator.corpus.records import Scenario, Spec
 from validator.diagnostics import Finding, join_pointer
 from validator.rules.execution_cases import error_text
@@ -44,7 +43,7 @@ def _execute(scenario: Scenario, execution: Execution, found: list[Found]) -> No
     if any(p.startswith("/reference_calls/") for p in blocked):
         return
     nothing: Any = None  # the do-nothing agent's end state: the initial state, in any language
-    for lang in LANGS:
+    for lang in execution.corpus.langs:
         first = replay(runtime, data, calls, lang, time_limit=execution.time_limit)
         if first.errors:
             for error in first.errors:

@@ -20,6 +20,8 @@ def _named_apis(item: Case | Scenario) -> Iterator[tuple[str, str, bool]]:
     if isinstance(item, Case):
         for _, _, _, call in item.calls():
             yield call.api, call.pointer + "/api", True
+        for _, call in item.history_calls():
+            yield call.api, call.pointer + "/api", False
         for dialogue in item.dialogues.values():
             for checkpoint in dialogue.checkpoints:
                 if checkpoint.special is not None and checkpoint.special.api is not None:
@@ -34,7 +36,7 @@ def _named_apis(item: Case | Scenario) -> Iterator[tuple[str, str, bool]]:
 def unknown_api(item: Case | Scenario, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
-    Every API named in a case's `apis` and answers, and in a scenario's `apis`,
+    Every API named in a case's `apis`, answers and history calls, and in a scenario's `apis`,
     `reference_calls`, milestones and minefields, has a spec in `specs/`.
     ## Why is this bad?
     The model is shown the specs of the candidate APIs; an API without a spec cannot be

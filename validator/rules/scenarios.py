@@ -216,7 +216,8 @@ def incomplete_sandbox(sandbox: SandboxInfo, corpus: Corpus) -> Iterator[Finding
     ## What it does
     Every folder under `sandboxes/` holds `sandbox.py`, `state.yaml`, `policy.en.md` and
     `policy.zh.md` (and optionally `scenarios/`); both policies are non-empty, the Chinese
-    one written in Chinese.
+    one written in Chinese. A one-language repository (`callbank.yaml`) needs only the policy
+    of its language.
     ## Why is this bad?
     The agent is told the policy in its language, and the sandbox cannot run without its
     class and state.
@@ -227,10 +228,11 @@ def incomplete_sandbox(sandbox: SandboxInfo, corpus: Corpus) -> Iterator[Finding
     """
     name = sandbox.name
     folder = corpus.root / sandbox.folder
-    for file in SANDBOX_FILES:
+    files = [file for file in SANDBOX_FILES if not file.startswith("policy.") or file.split(".")[1] in corpus.langs]
+    for file in files:
         path = folder / file
         if not path.is_file():
-            yield Finding(f"sandboxes/{name}/ has no {file}; every sandbox has {', '.join(SANDBOX_FILES)}", path=f"sandboxes/{name}/{file}")
+            yield Finding(f"sandboxes/{name}/ has no {file}; every sandbox has {', '.join(files)}", path=f"sandboxes/{name}/{file}")
         elif file.startswith("policy") and not path.read_text(encoding="utf-8", errors="replace").strip():
             yield Finding(f"{file} is empty; write the rules the agent is told", path=f"sandboxes/{name}/{file}")
 
@@ -386,6 +388,6 @@ def invalid_fact(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
     ```
     """
     for data, pointer in _facts(_data(scenario)):
-        for message, below in facts.fact_problems(data):
+        for message, below in facts.fact_problems(data, langs=corpus.langs):
             if "unit" in message or "calendar date" in message:
                 yield Finding(message, pointer + below)

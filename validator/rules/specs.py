@@ -121,14 +121,14 @@ def required_not_in_properties(spec: Spec, corpus: Corpus) -> Iterator[Finding]:
                     yield Finding(f"required names {name!r}, which is not under properties; define it or remove it", pointer + join_pointer("required", i))
 
 
-def _description_problem(description: Any) -> str | None:
-    if not isinstance(description, dict) or not isinstance(description.get("en"), str) or not isinstance(description.get("zh"), str):
-        return "needs a description with both en and zh"
-    if not description["en"].strip() or not description["zh"].strip():
+def _description_problem(description: Any, langs: tuple[str, ...]) -> str | None:
+    if not isinstance(description, dict) or not all(isinstance(description.get(lang), str) for lang in langs):
+        return "needs a description with both en and zh" if len(langs) > 1 else f"needs a description in {langs[0]}"
+    if not all(description[lang].strip() for lang in langs):
         return "has an empty description"
-    if not has_cjk(description["zh"]):
+    if "zh" in langs and not has_cjk(description["zh"]):
         return "has a zh description with no Chinese in it"
-    if cjk_outside_quotes(description["en"]):
+    if "en" in langs and cjk_outside_quotes(description["en"]):
         return "has Chinese in its en description"
     return None
 
@@ -137,8 +137,10 @@ def _description_problem(description: Any) -> str | None:
 def missing_bilingual_description(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     ## What it does
-    The API, every parameter at every depth, and every declared error carry a non-empty
-    description in English (no Chinese outside quotes) and in Chinese (with Chinese in it).
+    The API, every parameter at every depth (an array's `items` may go without one: the
+    array's description covers its elements), and every declared error carry a non-empty
+    description in English (no Chinese outside quotes) and in Chinese (with Chinese in it) —
+    in the repository's one language when `callbank.yaml` names one.
     ## Why is this bad?
     The spec is rendered per language for the model under test; a missing or untranslated
     description makes the two language tracks differ in difficulty.
@@ -152,17 +154,20 @@ def missing_bilingual_description(document: Document, corpus: Corpus) -> Iterato
     ```
     """
     data = document.data if isinstance(document.data, dict) else {}
-    problem = _description_problem(data.get("description"))
+    langs = corpus.langs
+    problem = _description_problem(data.get("description"), langs)
     if problem:
         yield Finding(f"the API {problem}", "/description")
     for name, schema, pointer in iter_property_schemas(data.get("parameters")):
-        problem = _description_problem(schema.get("description"))
+        if pointer.endswith("/items") and "description" not in schema:
+            continue  # an array's elements are described by the array's own description
+        problem = _description_problem(schema.get("description"), langs)
         if problem:
             yield Finding(f"parameter {name!r} {problem}", pointer + "/description")
     errors = data.get("errors")
     if isinstance(errors, dict):
         for kind, message in errors.items():
-            problem = _description_problem(message)
+            problem = _description_problem(message, langs)
             if problem:
                 yield Finding(f"error {kind!r} {problem.replace('description', 'message')}", join_pointer("errors", kind))
 

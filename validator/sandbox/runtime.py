@@ -66,6 +66,7 @@ from validator.corpus.index import Corpus
 from validator.corpus.params import Compiled, CompileError, Validators
 from validator.corpus.records import Spec
 from validator.sandbox.base import ApiError, Sandbox
+from validator.sandbox.names import declaration_problems
 
 DEFAULT_TIME_LIMIT = 0.5  # seconds per call; every real sandbox method takes microseconds
 _PRISTINE_CACHE = 256  # patched initial states kept per runtime
@@ -572,6 +573,8 @@ def _state_problem(state: Any) -> str | None:
         json_copy(state)
     except NotJson as error:
         return f"state.yaml holds a value that is not JSON data: {error}"
+    for problem in declaration_problems(state):
+        return f"state.yaml {problem}"
     return None
 
 

@@ -5,7 +5,9 @@ Exit status: 0 when the predictions file is clean, 1 when it has problems (malfo
 unknown ids or steps, duplicates — the report is still written). Missing predictions are
 counted wrong and listed; they do not change the status. A corpus with unreadable or
 schema-breaking files is refused (UserError): its records do not exist, so nothing about it
-could be scored truthfully.
+could be scored truthfully — unless its ``callbank.yaml`` says ``broken_files: skip`` (an
+imported repository): then what those files hold, and every item that needs a broken spec, is
+left out, and a note says how many.
 """
 
 from __future__ import annotations
@@ -42,6 +44,8 @@ def score_predictions(
     """Score predictions against the corpus under root; write the report; the exit status."""
     read = read_predictions(predictions)
     corpus = Corpus.load_benchmark(root, "score")
+    if not set(langs) & set(corpus.langs):
+        raise UserError(f"the repository {root} holds {', '.join(corpus.langs)} only (callbank.yaml); --lang {langs[0]} selects nothing")
     units = collect_units(corpus, langs=langs, categories=categories)
     if not units.cases and not units.scenarios:
         raise UserError(f"no case or scenario under {root} matches the selection")
@@ -50,6 +54,9 @@ def score_predictions(
     searcher = load_searcher(corpus) if any(is_retrieval(unit.category) for unit in units.cases) else None
     scored = score_units(units, read, corpus.specs, replayer if not isinstance(replayer, str) else None, searcher)
     report = build_report(scored, units)
+    skipped = corpus.skipped_note()
+    if skipped:
+        report["notes"].append(skipped)
     text = REPORTERS[output_format](report)
     if out is None:
         sys.stdout.write(text)

@@ -70,20 +70,23 @@ def _unit(r: dict[str, Any]) -> str:
     return f"{r['id']} ({r['lang']}{step})"
 
 
+def _langs(report: dict[str, Any]) -> list[str]:
+    """The language columns: the languages scored (en and zh when nothing was)."""
+    return list(report["languages"]) or ["en", "zh"]
+
+
 def render_text(report: dict[str, Any]) -> str:
     lines = ["callbank score", ""]
     lines += _headline(report)
     lines.append("")
     categories = report["categories"]
     width = max([len(c) + 2 * c.count("/") for c in categories] + [8]) + 2
-    lines.append(f"{'category':<{width}} {'n':>6}  {'accuracy':>8}  {'95% CI':<16}  {'en':>6}  {'zh':>6}")
+    langs = _langs(report)
+    lines.append(f"{'category':<{width}} {'n':>6}  {'accuracy':>8}  {'95% CI':<16}" + "".join(f"  {lang:>6}" for lang in langs))
     for category, entry in categories.items():
         label = "  " * category.count("/") + category
-        en, zh = entry.get("en"), entry.get("zh")
-        lines.append(
-            f"{label:<{width}} {entry['n']:>6}  {_num(entry['accuracy']):>8}  {_ci(entry['ci']):<16}  "
-            f"{_num(en['accuracy'] if en else None):>6}  {_num(zh['accuracy'] if zh else None):>6}"
-        )
+        columns = "".join(f"  {_num(entry[lang]['accuracy'] if entry.get(lang) else None):>6}" for lang in langs)
+        lines.append(f"{label:<{width}} {entry['n']:>6}  {_num(entry['accuracy']):>8}  {_ci(entry['ci']):<16}" + columns)
     lines.append("")
     lines += _details(report)
     lines.append("")
@@ -131,14 +134,12 @@ def render_markdown(report: dict[str, Any]) -> str:
         lines.append(f"| {name} | {f['n']} | {_num(f['accuracy'])} | {_ci(f['ci'])} | {f['weight']:.3f} |")
     for lang, entry in report["languages"].items():
         lines.append(f"| **overall {lang}** | {entry['n']} | {_num(entry['score'])} | {_ci(entry['ci'])} | |")
-    lines += ["", "| category | n | accuracy | 95% CI | en | zh |", "|---|---:|---:|---|---:|---:|"]
+    langs = _langs(report)
+    lines += ["", "| category | n | accuracy | 95% CI |" + "".join(f" {lang} |" for lang in langs), "|---|---:|---:|---|" + "---:|" * len(langs)]
     for category, entry in report["categories"].items():
-        en, zh = entry.get("en"), entry.get("zh")
         name = f"**{category}**" if "/" not in category else category
-        lines.append(
-            f"| {name} | {entry['n']} | {_num(entry['accuracy'])} | {_ci(entry['ci'])} | "
-            f"{_num(en['accuracy'] if en else None)} | {_num(zh['accuracy'] if zh else None)} |"
-        )
+        columns = "".join(f" {_num(entry[lang]['accuracy'] if entry.get(lang) else None)} |" for lang in langs)
+        lines.append(f"| {name} | {entry['n']} | {_num(entry['accuracy'])} | {_ci(entry['ci'])} |" + columns)
     lines += ["", "| metric | value |", "|---|---|"]
     for line in _details(report):
         label, _, value = line.partition(" ")

@@ -159,6 +159,10 @@ def _read_detail(kind: str, rest: str) -> Special:
         return Special(kind)  # detected, detail unreadable: detection counts, correction fails
     api = rest[:length]
     after = rest[length:].lstrip()
+    if kind == "error_param" and after and after[0] in _EQUALS:
+        # no API named, only the bad values: `[INVALID] date="2024-02-30"` (what an answer that
+        # names no API renders as; the API is not judged then)
+        return Special(kind, None, params=read_params(rest.rstrip(" .。")))
     if not after:
         detail = ""
     elif after[0] in ":：":
@@ -418,7 +422,8 @@ def correction_problem(expected: Special, actual: Special, lang: str | None = No
     """
     if expected.kind == "irrelevant":
         return None
-    if actual.api != expected.api:
+    # an error_param answer that names no API (an imported peer's) judges the values alone
+    if actual.api != expected.api and not (expected.kind == "error_param" and expected.api is None):
         return f"names API {actual.api!r}, expected {expected.api!r}"
     if expected.kind == "incomplete":
         if set(actual.missing) != set(expected.missing):
@@ -456,4 +461,4 @@ def render_special(answer: dict[str, Any], lang: str) -> str:
     if kind == "incomplete":
         return f"{marker} {api}: {', '.join(answer.get('missing') or [])}"
     params = ", ".join(f"{name}={render(value, lang)!r}" for name, value in (answer.get("params") or {}).items())
-    return f"{marker} {api}: {params}"
+    return f"{marker} {api}: {params}" if api else f"{marker} {params}"

@@ -52,8 +52,9 @@ class Units(NamedTuple):
 
 
 def collect_units(corpus: Corpus, *, langs: Iterable[str] = LANGS, categories: Sequence[str] = ()) -> Units:
-    """The units of the selected languages and categories, by id then language."""
-    chosen = [lang for lang in LANGS if lang in set(langs)]
+    """The units of the selected languages (those the repository has) and categories, by id then
+    language."""
+    chosen = [lang for lang in corpus.langs if lang in set(langs)]
     cases = [CaseUnit(case, lang) for case in corpus.cases_in(categories) for lang in chosen]
     scenarios = [ScenarioUnit(scenario, lang) for scenario in corpus.scenarios_in(categories) for lang in chosen]
     return Units(cases, scenarios, frozenset(corpus.cases) | frozenset(corpus.scenarios))
