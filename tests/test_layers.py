@@ -3,7 +3,7 @@
     foundation (diagnostics, errors, text and its normalisation, linear-time regexes, loading, transport)
       ← corpus (the corpus layer, matchers, document schemas, what every layer knows of tool search)
       ← rules / sandbox / scoring (and the retrieval fairness checks)
-      ← engine / models / review / hub / stats / reporters / regenerate
+      ← engine / models / review / hub / stats / reporters / regenerate / runs / report / compare / leaderboard / inspect_task
       ← commands / cli
 
 The graph is read from the source (``ast``), lazy imports inside functions and imports for type
@@ -27,7 +27,13 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     ),
     ("corpus", ("validator.corpus", "validator.matchers", "validator.facts", "validator.schemas", "validator.toolsearch")),
     ("rules, sandbox, scoring", ("validator.rules", "validator.sandbox", "validator.scoring", "validator.retrieval_checks")),
-    ("engine, models, review, hub, importers", ("validator.engine", "validator.models", "validator.review", "validator.hub", "validator.importers", "validator.stats", "validator.reporters", "validator.regenerate")),
+    (
+        "engine, models, review, hub, importers, runs and what is made of them",
+        (
+            "validator.engine", "validator.models", "validator.review", "validator.hub", "validator.importers", "validator.stats", "validator.reporters", "validator.regenerate",
+            "validator.runs", "validator.report", "validator.compare", "validator.leaderboard", "validator.inspect_task",
+        ),
+    ),
     ("commands, cli", ("validator.commands", "validator.cli", "validator.__main__")),
 )
 

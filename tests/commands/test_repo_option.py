@@ -11,7 +11,10 @@ from click.testing import CliRunner
 from tests.importers.support import import_peer
 from validator.cli import cli
 
-COMMANDS = (["check"], ["exec"], ["validate"], ["stats"], ["build", "OUT"], ["run", "--model", "oracle", "--out", "OUT"], ["score", "PREDICTIONS"])
+COMMANDS = (
+    ["check"], ["exec"], ["validate"], ["stats"], ["build", "OUT"], ["run", "--model", "oracle", "--out", "OUT"], ["score", "PREDICTIONS"],
+    ["report", "PREDICTIONS", "--out", "OUT"], ["compare", "PREDICTIONS", "PREDICTIONS"], ["leaderboard", "PREDICTIONS"],
+)  # fmt: skip
 
 
 def invoke(arguments: list[str], tmp_path: Path, repo: Path) -> tuple[int, str]:

@@ -46,7 +46,7 @@ def test_open_run_resumes_refuses_and_overwrites(tmp_path: Path) -> None:
         open_run(out, SETTINGS)
     write_manifest(manifest_path(out), {**manifest, "sessions": [{"status": "complete"}]})
     done, resumed = open_run(out, SETTINGS)
-    assert done == {("a", "en", 0)} and resumed["sessions"] == [{"status": "complete"}]
+    assert done == {("a", "en", 0, 0)} and resumed["sessions"] == [{"status": "complete"}]
     with pytest.raises(UserError, match=r"different run \(style: \"standard\" → \"minimal\"\)"):
         open_run(out, {**SETTINGS, "style": "minimal"})
     with pytest.raises(UserError, match=r"corpus_version: sha256:aa… → sha256:bb…"):

@@ -60,6 +60,10 @@ class RunOptions(NamedTuple):
     limit: int | None = None
     overwrite: bool = False
     progress: bool | None = None  # None: when standard error is a terminal
+    shard: str | None = None  # "I/N": this machine's slice of the selection
+    repeats: int = 1  # trials of every scenario (and case, with repeat_cases)
+    repeat_cases: bool = False
+    prices: Path | None = None  # a price table: the run's cost goes into the manifest
 
 
 def resolve_syntax(mode: str | None, syntax: str | None) -> str:
@@ -134,6 +138,21 @@ def _check_numbers(options: RunOptions) -> None:
         raise UserError("--max-tokens must be at least 1")
     if options.max_turns is not None and options.max_turns < 1:
         raise UserError("--max-turns must be at least 1")
+    if options.shard is not None:
+        from validator.models.shards import parse_shard
+
+        parse_shard(options.shard)
+    if options.repeats < 1:
+        raise UserError("--repeats must be at least 1")
+    if options.repeats > 1 and options.seed is not None:
+        raise UserError("--seed sends every repeat the same request and seed, so the repeats would not be independent trials; drop --seed (or --repeats)")
+    if options.repeat_cases and options.repeats < 2:
+        raise UserError("--repeat-cases repeats cases as often as --repeats says; give --repeats 2 or more")
+
+
+def selection_of(options: RunOptions) -> dict[str, Any]:
+    """What a shard's slicing depends on besides the corpus: languages, categories, limit."""
+    return {"langs": list(options.langs), "categories": sorted(options.categories), "limit": options.limit}
 
 
 def _now() -> str:
@@ -185,13 +204,17 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
     from validator.models.resume import RecordWriter, corpus_version, manifest_path, open_run, write_manifest
     from validator.models.retrieval import case_environments
     from validator.models.runner import RunContext, execute, plan
+    from validator.models.shards import parse_shard
     from validator.models.user import scripted_user
+    from validator.runs.prices import read_prices
+    from validator.runs.usage import run_totals
 
     task = asyncio.current_task()
     loop = asyncio.get_running_loop()
     if task is not None and hasattr(signal, "SIGTERM"):
         with contextlib.suppress(NotImplementedError, RuntimeError, ValueError):  # a polite kill ends the run like Ctrl-C
             loop.add_signal_handler(signal.SIGTERM, task.cancel)
+    prices = read_prices(options.prices) if options.prices is not None else None
     try:
         # 1. the endpoints answer and serve the models — before any work
         for client in (endpoints.model, endpoints.user):
@@ -207,8 +230,14 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
         skipped = corpus.skipped_note()
         if skipped:
             click.echo(f"note: {skipped}", err=True)
-        jobs = plan(corpus, syntax=syntax, style=options.style, langs=options.langs, categories=options.categories, limit=options.limit)
+        shard = parse_shard(options.shard) if options.shard is not None else None
+        jobs = plan(
+            corpus, syntax=syntax, style=options.style, langs=options.langs, categories=options.categories, limit=options.limit,
+            shard=shard, repeats=options.repeats, repeat_cases=options.repeat_cases,
+        )  # fmt: skip
         if not jobs:
+            if shard is not None and plan(corpus, syntax=syntax, style=options.style, langs=options.langs, categories=options.categories, limit=options.limit):
+                raise UserError(f"shard {shard} is empty: the selection has fewer than {shard.index} items; use fewer shards")
             raise UserError(f"no case or scenario under {options.root} matches the selection")
         user_model = {"model": SCRIPTED} if endpoints.user is None else {"model": endpoints.user.config.model, "endpoint": endpoints.user.config.base_url}
         remote = endpoints.model is not None
@@ -226,13 +255,14 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
             "seed": options.seed if remote else None,
             "max_turns": options.max_turns,
             "user": user_model,
+            "shard": None if shard is None else {**shard.as_dict(), "selection": selection_of(options)},
         }
         from validator import __version__
 
         done, manifest = open_run(options.out, settings, overwrite=options.overwrite)
         manifest.setdefault("created", _now())
         manifest["callbank_version"] = __version__
-        todo = [job for job in jobs if job.key not in done]
+        todo = [job for job in jobs if job.trial_key not in done]
         state.skipped = len(jobs) - len(todo)
         state.out = options.out
         if not todo:
@@ -241,6 +271,7 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
         session: dict[str, Any] = {
             "started": _now(), "status": "running", "langs": list(options.langs), "categories": list(options.categories),
             "limit": options.limit, "concurrency": options.concurrency, "planned": len(jobs), "skipped": state.skipped,
+            "repeats": options.repeats, "repeat_cases": options.repeat_cases,
         }  # fmt: skip
         manifest["sessions"].append(session)
         manifest_file = manifest_path(options.out)
@@ -289,6 +320,8 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
                 session["usage"] = endpoints.model.usage.as_dict()
             if endpoints.user is not None:
                 session["user_usage"] = endpoints.user.usage.as_dict()
+            with contextlib.suppress(OSError, ValueError):  # the records are written; totals that cannot be read are no reason to fail
+                manifest["totals"] = run_totals(options.out, manifest, prices)
             with contextlib.suppress(OSError):  # the records are written; a manifest that cannot be is no reason to fail
                 write_manifest(manifest_file, manifest)
         return 0
@@ -349,6 +382,10 @@ def run_model(options: RunOptions) -> int:
 @click.option("--lang", type=click.Choice(LANG_CHOICES), default="all", show_default=True, help="Languages to run.")
 @click.option("--category", "categories", multiple=True, metavar="PREFIX", help="Run only these categories (prefixes; repeatable).")
 @click.option("--limit", type=int, help="At most N cases (by id) of each category and N scenarios of each agent category.")
+@click.option("--shard", metavar="I/N", help="Run only slice I of N of the selection (deterministic; score the N files together). See docs/evaluating.md.")
+@click.option("--repeats", type=int, default=1, show_default=True, help="Run every agent scenario this many times (pass^k and pass@k in the score).")
+@click.option("--repeat-cases", is_flag=True, help="Repeat the case checkpoints too, not only the scenarios.")
+@click.option("--prices", type=click.Path(path_type=Path), help="Price table (YAML or JSON, docs/evaluating.md): the run's cost goes into its manifest.")
 @click.option("--overwrite", is_flag=True, help="Start over: delete --out and its manifest first.")
 @click.option("--progress/--no-progress", default=None, help="Show a progress bar (default: when standard error is a terminal).")
 @click.option("--repo", "root", type=click.Path(path_type=Path), metavar="DIR", help="Repository root (default: found from the current folder).")

@@ -1,4 +1,8 @@
-"""``callbank score``: score a predictions file against the corpus.
+"""``callbank score``: score a predictions file — or the shards of one run — against the corpus.
+
+Several files are read as one run (``validator.runs.load``): the shards of a run
+(``callbank run --shard I/N``) or parts written by another harness. Files whose manifests
+disagree, shards given twice and files that share records are refused before anything is scored.
 
 Exit status: 0 when the file is clean, 1 when it has problems (malformed lines, unknown ids or
 steps, duplicates — the report is still written), 2 for a usage error (no such file, no corpus).
@@ -41,20 +45,27 @@ def fail(error: UserError) -> None:
 
 
 @click.command("score")
-@click.argument("predictions", type=click.Path(path_type=Path))
+@click.argument("predictions", nargs=-1, required=True, type=click.Path(path_type=Path))
 @click.option("--format", "output_format", type=click.Choice(["text", "json", "markdown"]), default="text", show_default=True, help="Report format.")
 @click.option("--out", type=click.Path(path_type=Path), help="Write the report to this file instead of standard output.")
 @click.option("--repo", "root", type=click.Path(path_type=Path), metavar="DIR", help="Repository root (default: found from the current folder).")
 @click.option("--lang", type=click.Choice(LANG_CHOICES), default="all", show_default=True, help="Languages to score.")
 @click.option("--category", "categories", multiple=True, metavar="PREFIX", help="Score only these categories (prefixes such as normal/atom; repeatable).")
-def score(predictions: Path, output_format: str, out: Path | None, root: Path | None, lang: str, categories: tuple[str, ...]) -> None:
-    """Score PREDICTIONS (JSON Lines, see docs/predictions.md): per case, category, language, overall."""
-    from validator.scoring.evaluate import score_predictions
+def score(predictions: tuple[Path, ...], output_format: str, out: Path | None, root: Path | None, lang: str, categories: tuple[str, ...]) -> None:
+    """Score PREDICTIONS (JSON Lines, see docs/predictions.md): per case, category, language, overall.
+
+    Several files are the shards of one run, scored together."""
+    from validator.corpus.index import Corpus
+    from validator.runs.load import load_run
+    from validator.runs.scoring import evaluate_runs
+    from validator.scoring.evaluate import write_report
 
     try:
-        status = score_predictions(
-            predictions, root=repo_root_of(root), output_format=output_format, out=out, langs=selected_langs(lang), categories=categories
-        )
+        repo = repo_root_of(root)  # a --repo that is no repository is the first thing to say
+        run = load_run(predictions)
+        corpus = Corpus.load_benchmark(repo, "score")
+        [evaluation] = evaluate_runs([run], corpus, langs=selected_langs(lang), categories=categories)
+        status = write_report(evaluation.report, output_format, out)
     except UserError as error:
         fail(error)
     sys.exit(status)

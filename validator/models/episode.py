@@ -88,9 +88,18 @@ def _reply_calls(reply: Reply) -> list[Call]:
 
 
 def add_usage(total: dict[str, Any], usage: Mapping[str, Any]) -> None:
+    """Add one reply's usage to an episode's: tokens summed, and — for cost and latency
+    (``validator.runs.usage``) — the model turns, the attempts they took and each latency."""
+    if not usage:
+        return
     for key in ("prompt_tokens", "completion_tokens", "total_tokens"):
         if isinstance(usage.get(key), int):
             total[key] = total.get(key, 0) + usage[key]
+    total["turns"] = total.get("turns", 0) + 1
+    if isinstance(usage.get("attempts"), int):
+        total["attempts"] = total.get("attempts", 0) + usage["attempts"]
+    if isinstance(usage.get("latency_s"), int | float):
+        total.setdefault("latencies_s", []).append(usage["latency_s"])
 
 
 async def run_episode_async(

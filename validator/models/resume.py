@@ -28,8 +28,10 @@ CORPUS_FOLDERS = ("specs", "dialogues", "sandboxes")
 # settings that must be equal for records to belong to one run
 COMPARED = (
     "model", "endpoint", "syntax", "style", "prompt_version", "prompt_hash", "corpus_version",
-    "temperature", "max_tokens", "seed", "max_turns", "user",
+    "temperature", "max_tokens", "seed", "max_turns", "user", "shard",
 )  # fmt: skip
+# a shard's slicing depends on its selection, so a shard may not widen it on resume; the shards
+# of one run agree on every setting but the shard's index (validator.runs)
 
 
 
@@ -58,7 +60,12 @@ def corpus_version(root: Path) -> str:
 
 
 def finished_keys(out: Path) -> set[Key]:
-    """Keys of the records already in out; a torn last line (a killed run) is cut off first."""
+    """Keys of the first-trial records already in out (a torn last line is cut off first)."""
+    return {(identifier, lang, step) for identifier, lang, step, repeat in finished_trials(out) if repeat == 0}
+
+
+def finished_trials(out: Path) -> set[tuple[str, str, int, int]]:
+    """(id, lang, step, repeat) of the records already in out; a torn last line (a killed run) is cut off first."""
     if not out.exists():
         return set()
     data = out.read_bytes()
@@ -67,15 +74,16 @@ def finished_keys(out: Path) -> set[Key]:
         with open(out, "r+b") as handle:
             handle.truncate(cut)
         data = data[:cut]
-    keys: set[Key] = set()
+    keys: set[tuple[str, str, int, int]] = set()
     for line in data.decode("utf-8", "replace").splitlines():
         try:
             record = json.loads(line)
         except json.JSONDecodeError:
             continue
         key = record_key(record) if isinstance(record, dict) else None
-        if key is not None:
-            keys.add(key)
+        repeat = record.get("repeat", 0) if isinstance(record, dict) else None
+        if key is not None and isinstance(repeat, int) and not isinstance(repeat, bool):
+            keys.add((*key, repeat))
     return keys
 
 
@@ -105,8 +113,8 @@ def differences(old: Mapping[str, Any], new: Mapping[str, Any], keys: Iterable[s
     return [f"{key}: {_shown(old.get(key))} → {_shown(new.get(key))}" for key in keys if old.get(key) != new.get(key)]
 
 
-def open_run(out: Path, settings: Mapping[str, Any], *, overwrite: bool = False) -> tuple[set[Key], dict[str, Any]]:
-    """(keys already done, the manifest to keep updating) for a run writing to out.
+def open_run(out: Path, settings: Mapping[str, Any], *, overwrite: bool = False) -> tuple[set[tuple[str, str, int, int]], dict[str, Any]]:
+    """(trial keys already done, the manifest to keep updating) for a run writing to out.
 
     UserError when out holds records of another run (different settings, or no manifest).
     """
@@ -129,7 +137,7 @@ def open_run(out: Path, settings: Mapping[str, Any], *, overwrite: bool = False)
         manifest = {**manifest, **settings, "sessions": list(manifest.get("sessions") or [])}
     else:
         manifest = {"version": MANIFEST_VERSION, **settings, "sessions": []}
-    return finished_keys(out), manifest
+    return finished_trials(out), manifest
 
 
 class RecordWriter:

@@ -11,13 +11,18 @@ the catalog live, then calls. Every job is independent — a case checkpoint's h
 case's own dialogue, an episode has its own sandbox session — so :func:`execute` runs up to
 ``concurrency`` of them at once on one event loop and hands each record over as it completes.
 :func:`predictions` is the same, one job after another, for synchronous callers.
+
+A run may repeat its scenarios (and optionally its cases) K times (``--repeats``): trial r of a
+job is the same job with ``repeat`` r, written with ``"repeat": r`` (r ≥ 1) and found on resume
+by its :attr:`trial_key`. Every trial 0 comes first, then trial 1 of the repeated jobs, and so
+on. A shard (``validator.models.shards``) keeps the jobs of every I-th item of the selection.
 """
 
 from __future__ import annotations
 
 import asyncio
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import Any
 
 from validator.corpus.index import Corpus
@@ -27,9 +32,12 @@ from validator.models.base import Model, Reply, Request, RequestRejected, comple
 from validator.models.episode import Environment, OfflineEnvironment, policy_text, run_episode_async
 from validator.models.request import case_requests
 from validator.models.retrieval import retrieval_requests, run_retrieval_async
+from validator.models.shards import Shard
 from validator.models.user import UserFactory, scripted_user
 from validator.scoring.predictions import SCENARIO_STEP, Key
 from validator.toolsearch import SEARCH_API, is_retrieval
+
+TrialKey = tuple[str, str, int, int]  # (id, lang, step, repeat)
 
 
 def case_record(request: Request, reply: Reply) -> dict[str, Any]:
@@ -60,9 +68,33 @@ class RunContext:
     case_environment: Callable[[Case, str], Environment] | None = None
 
 
+def with_repeat(record: dict[str, Any], repeat: int) -> dict[str, Any]:
+    """The record, marked as trial ``repeat`` when it is a repeat (trial 0 carries no mark)."""
+    return {**record, "repeat": repeat} if repeat else record
+
+
+class _Trial:
+    """What every job has: its key, its trial key (with the repeat), its item id."""
+
+    repeat: int
+
+    @property
+    def key(self) -> Key:
+        raise NotImplementedError
+
+    @property
+    def trial_key(self) -> TrialKey:
+        return (*self.key, self.repeat)
+
+    @property
+    def item(self) -> str:
+        return self.key[0]
+
+
 @dataclass(frozen=True)
-class CaseJob:
+class CaseJob(_Trial):
     request: Request
+    repeat: int = 0
 
     @property
     def key(self) -> Key:
@@ -76,16 +108,17 @@ class CaseJob:
         try:
             reply = await complete_async(context.model, self.request)
         except RequestRejected as error:
-            return {"id": self.request.id, "lang": self.request.lang, "step": self.request.step, "output": "", "error": str(error)}
-        return case_record(self.request, reply)
+            return with_repeat({"id": self.request.id, "lang": self.request.lang, "step": self.request.step, "output": "", "error": str(error)}, self.repeat)
+        return with_repeat(case_record(self.request, reply), self.repeat)
 
 
 @dataclass(frozen=True)
-class RetrievalJob:
+class RetrievalJob(_Trial):
     """One retrieval checkpoint: an episode that starts from its opening request."""
 
     request: Request
     case: Case
+    repeat: int = 0
 
     @property
     def key(self) -> Key:
@@ -100,14 +133,15 @@ class RetrievalJob:
             environment: Environment = OfflineEnvironment("retrieval cases need the sandbox runtime")
         else:
             environment = context.case_environment(self.case, self.request.lang)
-        return await run_retrieval_async(context.model, self.request, environment, context.specs)
+        return with_repeat(await run_retrieval_async(context.model, self.request, environment, context.specs), self.repeat)
 
 
 @dataclass(frozen=True)
-class ScenarioJob:
+class ScenarioJob(_Trial):
     scenario: Scenario
     lang: str
     policy: str
+    repeat: int = 0
 
     @property
     def key(self) -> Key:
@@ -130,7 +164,7 @@ class ScenarioJob:
             user=context.users(self.scenario, self.lang),
             max_turns=context.max_turns,
         )
-        return {"id": record["id"], "lang": record["lang"], "step": SCENARIO_STEP, **record}
+        return with_repeat({"id": record["id"], "lang": record["lang"], "step": SCENARIO_STEP, **record}, self.repeat)
 
 
 Job = CaseJob | RetrievalJob | ScenarioJob
@@ -144,9 +178,26 @@ def plan(
     langs: Sequence[str] = LANGS,
     categories: Sequence[str] = (),
     limit: int | None = None,
+    shard: Shard | None = None,
+    repeats: int = 1,
+    repeat_cases: bool = False,
 ) -> list[Job]:
     """Every job of the selection, in order; ``limit``: the first N cases (by id) of each
-    category and the first N scenarios of each agent category, in every selected language."""
+    category and the first N scenarios of each agent category, in every selected language.
+
+    ``shard``: only this slice of the items; ``repeats``: trials 1 … repeats−1 of every scenario
+    (and of every case with ``repeat_cases``) follow the first trial of everything.
+    """
+    jobs = _first_trials(corpus, syntax=syntax, style=style, langs=langs, categories=categories, limit=limit)
+    if shard is not None:
+        jobs = shard.take(jobs, lambda job: job.item)
+    again = [job for job in jobs if repeat_cases or isinstance(job, ScenarioJob)]
+    return jobs + [replace(job, repeat=repeat) for repeat in range(1, repeats) for job in again]
+
+
+def _first_trials(
+    corpus: Corpus, *, syntax: str, style: str, langs: Sequence[str], categories: Sequence[str], limit: int | None
+) -> list[Job]:
     jobs: list[Job] = []
     taken: dict[str, int] = {}
     chosen = [lang for lang in corpus.langs if lang in langs]

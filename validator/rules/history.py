@@ -90,7 +90,7 @@ def unsourced_history_fact(case: Case, corpus: Corpus) -> Iterator[Finding]:
 
 def _dialogue_findings(case: Case, dialogue: Dialogue, corpus: Corpus) -> Iterator[Finding]:
     lang = dialogue.lang
-    known = Known(_dt.datetime.fromisoformat(case.time))
+    known = Known(_dt.datetime.fromisoformat(case.time) if case.time else None)  # an imported case may have no clock
     later = Known(known.clock)  # read only when the others leave a claim unsourced: calls and API descriptions
     later_parts: list[tuple[Any, bool]] = []  # (data, whether its lists' lengths are counts)
     if case.profile is not None:
@@ -134,7 +134,7 @@ Claim = tuple[str, str, Any]  # (kind, text as written, value): number | time | 
 class Known:
     """What the sources so far give: numbers, times, dates, weekdays, list lengths, texts."""
 
-    clock: _dt.datetime
+    clock: _dt.datetime | None
     numbers: set[Decimal] = field(default_factory=set)
     counts: set[int] = field(default_factory=set)
     times: set[int] = field(default_factory=set)
@@ -143,6 +143,8 @@ class Known:
     texts: list[Analysis] = field(default_factory=list)
 
     def __post_init__(self) -> None:
+        if self.clock is None:
+            return
         today = self.clock.date()
         self._add_date((today.year, today.month, today.day))
         self.times.add(self.clock.hour * 60 + self.clock.minute)

@@ -15,20 +15,76 @@ from __future__ import annotations
 import sys
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any, NamedTuple
 
 from validator.corpus.index import Corpus
 from validator.corpus.langs import LANGS
 from validator.errors import UserError
 from validator.scoring.agent import Replayer, load_replayer
 from validator.scoring.metrics import build_report
-from validator.scoring.predictions import read_predictions
+from validator.scoring.predictions import Predictions, read_predictions
+from validator.scoring.repeats import repeat_report
 from validator.scoring.report import REPORTERS
 from validator.scoring.retrieval import load_searcher
-from validator.scoring.scorer import score_units
-from validator.scoring.units import collect_units
+from validator.scoring.scorer import Scored, score_units
+from validator.scoring.units import Units, collect_units
 from validator.toolsearch import is_retrieval
 
 DEFAULT_REPLAYER = "default"
+
+
+class Evaluation(NamedTuple):
+    """One run scored: the units, every verdict, and the report built from them."""
+
+    units: Units
+    scored: Scored
+    report: dict[str, Any]
+
+
+def evaluate(
+    predictions: Predictions,
+    corpus: Corpus,
+    *,
+    langs: Sequence[str] = LANGS,
+    categories: Sequence[str] = (),
+    replayer: Replayer | str | None = DEFAULT_REPLAYER,
+    notes: Sequence[str] = (),
+) -> Evaluation:
+    """Score predictions (already read, possibly merged from several shard files) against corpus.
+
+    ``notes`` are added to the report's notes (for instance shards that were not given).
+    """
+    if not set(langs) & set(corpus.langs):
+        raise UserError(f"the repository {corpus.root} holds {', '.join(corpus.langs)} only (callbank.yaml); --lang {langs[0]} selects nothing")
+    units = collect_units(corpus, langs=langs, categories=categories)
+    if not units.cases and not units.scenarios:
+        raise UserError(f"no case or scenario under {corpus.root} matches the selection")
+    if replayer == DEFAULT_REPLAYER:
+        replayer = load_replayer(corpus) if units.scenarios else None
+    chosen = replayer if not isinstance(replayer, str) else None
+    searcher = load_searcher(corpus) if any(is_retrieval(unit.category) for unit in units.cases) else None
+    scored = score_units(units, predictions, corpus.specs, chosen, searcher)
+    report = build_report(scored, units)
+    report["notes"] = [*notes, *report["notes"]]
+    skipped = corpus.skipped_note()
+    if skipped:
+        report["notes"].append(skipped)
+    if predictions.trials:
+        report["repeats"] = repeat_report(units, predictions, corpus.specs, chosen, searcher)
+    return Evaluation(units, scored, report)
+
+
+def write_report(report: dict[str, Any], output_format: str, out: Path | None) -> int:
+    """Render report in output_format to out (standard output when None); the exit status."""
+    text = REPORTERS[output_format](report)
+    if out is None:
+        sys.stdout.write(text)
+    else:
+        try:
+            Path(out).write_text(text, encoding="utf-8")
+        except OSError as error:
+            raise UserError(f"cannot write {out}: {error.strerror}") from None
+    return 1 if report["problems"] else 0
 
 
 def score_predictions(
@@ -41,28 +97,8 @@ def score_predictions(
     categories: Sequence[str] = (),
     replayer: Replayer | str | None = DEFAULT_REPLAYER,
 ) -> int:
-    """Score predictions against the corpus under root; write the report; the exit status."""
+    """Score one predictions file against the corpus under root; write the report; the exit status."""
     read = read_predictions(predictions)
     corpus = Corpus.load_benchmark(root, "score")
-    if not set(langs) & set(corpus.langs):
-        raise UserError(f"the repository {root} holds {', '.join(corpus.langs)} only (callbank.yaml); --lang {langs[0]} selects nothing")
-    units = collect_units(corpus, langs=langs, categories=categories)
-    if not units.cases and not units.scenarios:
-        raise UserError(f"no case or scenario under {root} matches the selection")
-    if replayer == DEFAULT_REPLAYER:
-        replayer = load_replayer(corpus) if units.scenarios else None
-    searcher = load_searcher(corpus) if any(is_retrieval(unit.category) for unit in units.cases) else None
-    scored = score_units(units, read, corpus.specs, replayer if not isinstance(replayer, str) else None, searcher)
-    report = build_report(scored, units)
-    skipped = corpus.skipped_note()
-    if skipped:
-        report["notes"].append(skipped)
-    text = REPORTERS[output_format](report)
-    if out is None:
-        sys.stdout.write(text)
-    else:
-        try:
-            Path(out).write_text(text, encoding="utf-8")
-        except OSError as error:
-            raise UserError(f"cannot write {out}: {error.strerror}") from None
-    return 1 if report["problems"] else 0
+    evaluation = evaluate(read, corpus, langs=langs, categories=categories, replayer=replayer)
+    return write_report(evaluation.report, output_format, out)

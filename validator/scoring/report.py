@@ -61,6 +61,20 @@ def _details(report: dict[str, Any]) -> list[str]:
     return lines
 
 
+def _repeats(report: dict[str, Any]) -> list[list[str]]:
+    """Rows (scope, units, pass^1 … pass^K, pass@K) of the repeats section, header first."""
+    repeats = report.get("repeats")
+    if not repeats or not repeats["overall"]["units"]:
+        return []
+    most = max(len(entry["pass_hat"]) for entry in [repeats["overall"], *repeats["categories"].values()])
+    header = ["repeated", "units", *(f"pass^{k}" for k in range(1, most + 1)), f"pass@{most}"]
+    rows = [header]
+    for scope, entry in [("overall", repeats["overall"]), *repeats["categories"].items()]:
+        hat = [_num(entry["pass_hat"].get(str(k))) for k in range(1, most + 1)]
+        rows.append([scope, str(entry["units"]), *hat, _num(entry["pass_at"].get(str(most)))])
+    return rows
+
+
 def _wrong(report: dict[str, Any]) -> list[dict[str, Any]]:
     return [r for r in report["results"] if not r["correct"] and not (r["missing"] and r["error"] is None)]
 
@@ -89,6 +103,11 @@ def render_text(report: dict[str, Any]) -> str:
         lines.append(f"{label:<{width}} {entry['n']:>6}  {_num(entry['accuracy']):>8}  {_ci(entry['ci']):<16}" + columns)
     lines.append("")
     lines += _details(report)
+    rows = _repeats(report)
+    if rows:
+        widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+        lines.append("")
+        lines += ["  ".join(cell.ljust(width) if i == 0 else cell.rjust(width) for i, (cell, width) in enumerate(zip(row, widths, strict=True))).rstrip() for row in rows]
     lines.append("")
     counted = [(code, n) for code, n in report["errors"].items() if n]
     lines.append("errors       " + (", ".join(f"{code} {n}" for code, n in counted) if counted else "none"))
@@ -144,6 +163,10 @@ def render_markdown(report: dict[str, Any]) -> str:
     for line in _details(report):
         label, _, value = line.partition(" ")
         lines.append(f"| {label} | {' '.join(value.split())} |")
+    rows = _repeats(report)
+    if rows:
+        lines += ["", "| " + " | ".join(rows[0]) + " |", "|---|" + "---:|" * (len(rows[0]) - 1)]
+        lines += ["| " + " | ".join(row) + " |" for row in rows[1:]]
     lines += ["", "| error type | count |", "|---|---:|"]
     for code, n in report["errors"].items():
         lines.append(f"| {BY_CODE[code].title} (`{code}`) | {n} |")

@@ -81,19 +81,21 @@ def score_units(units: Units, predictions: Predictions, specs: Specs, replayer: 
         if (identifier, lang) in selected:
             count = selected[(identifier, lang)]
             problems.append(
-                f"line {prediction.line}: {identifier} ({lang}) has {count} checkpoint(s), steps 0–{count - 1}; step {step} does not exist"
+                f"{prediction.where}: {identifier} ({lang}) has {count} checkpoint(s), steps 0–{count - 1}; step {step} does not exist"
             )
         elif identifier in units.known_ids:
             ignored += 1
         else:
-            problems.append(f"line {prediction.line}: no case or scenario has the id {identifier[:80]!r}")
+            problems.append(f"{prediction.where}: no case or scenario has the id {identifier[:80]!r}")
     problems.sort(key=_line_of)
     return Scored(results, missing, problems, ignored, notes)
 
 
-def _line_of(message: str) -> int:
-    head = message.split(":", 1)[0]
-    return int(head[5:]) if head.startswith("line ") and head[5:].isdigit() else 0
+def _line_of(message: str) -> tuple[str, int]:
+    """(file, line) of a "[file ]line N: …" message, for sorting."""
+    head = message.split(": ", 1)[0]
+    file, _, line = head.rpartition("line ")
+    return (file, int(line)) if line.isdigit() else (head, 0)
 
 
 def _score_case(unit: CaseUnit, specs: Specs, records: dict[Key, Prediction], used: set[Key], missing: list[Key], searcher: Searcher | None) -> UnitResult:

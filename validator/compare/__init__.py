@@ -1,0 +1,1 @@
+"""Paired comparison of two runs on the units both answered (``callbank compare``)."""

@@ -1,0 +1,1 @@
+"""Several runs in one table (``callbank leaderboard``), from their manifests and scores."""
