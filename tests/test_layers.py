@@ -1,7 +1,8 @@
 """The package's layers: every module imports only its own layer or the ones below, never in a circle.
 
     foundation (diagnostics, errors, text and its normalisation, linear-time regexes, loading, transport)
-      ← corpus (the corpus layer, matchers, document schemas, what every layer knows of tool search)
+      ← corpus (the corpus layer, matchers, document schemas, what every layer knows of tool search,
+        the near-duplicate index)
       ← rules / sandbox / scoring (and the retrieval fairness checks)
       ← engine / models / review / hub / stats / reporters / regenerate / runs / report / compare / leaderboard / inspect_task
       ← commands / cli
@@ -25,7 +26,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "foundation",
         ("validator", "validator.diagnostics", "validator.errors", "validator.text", "validator.textnorm", "validator.linear_regex", "validator.loading", "validator.transport", "validator.project", "validator.gitage"),
     ),
-    ("corpus", ("validator.corpus", "validator.matchers", "validator.facts", "validator.schemas", "validator.toolsearch")),
+    ("corpus", ("validator.corpus", "validator.matchers", "validator.facts", "validator.schemas", "validator.toolsearch", "validator.similarity")),
     ("rules, sandbox, scoring", ("validator.rules", "validator.sandbox", "validator.scoring", "validator.retrieval_checks")),
     (
         "engine, models, review, hub, importers, runs and what is made of them",

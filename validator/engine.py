@@ -1,9 +1,10 @@
 """Runs the rule catalog over a corpus and places every finding at file:line:col.
 
 Three stages share it (``validator.rules.registry``): ``check`` — every file, in worker
-processes above ``PARALLEL_THRESHOLD`` files; ``exec`` — the execution rules over a loaded
+processes above ``PARALLEL_THRESHOLD`` files, then, when the whole corpus is checked, the rules
+that compare items with one another (``"corpus"`` rules: near-duplicate cases); ``exec`` — the execution rules over a loaded
 corpus, in this process (the sandbox guard and time limit need the main thread); ``review`` —
-the publishing gate's rules. ``--select``/``--ignore`` choose the rules first; then, per file, a
+the publishing gate's rules (and ``publish``, the ones only `callbank publish` applies). ``--select``/``--ignore`` choose the rules first; then, per file, a
 specific finding replaces the generic schema violation (SCH010) at its place or above it.
 """
 
@@ -24,7 +25,7 @@ from validator.diagnostics import Diagnostic, Finding, Location, escape_pointer_
 from validator.errors import UserError
 from validator.loading import Document
 from validator.rules import RULES
-from validator.rules.registry import Rule, known_prefix, select_codes, stage_rules
+from validator.rules.registry import CORPUS, Rule, Target, known_prefix, select_codes, stage_rules
 
 GENERIC = "SCH010"
 PARALLEL_THRESHOLD = 400  # below this many files, starting workers costs more than it saves
@@ -98,7 +99,7 @@ class RuleSet:
                 elif isinstance(target, type) and isinstance(loaded.record, target):
                     yield rule, loaded.record
 
-    def of(self, target: type) -> list[Rule]:
+    def of(self, target: Target) -> list[Rule]:
         return [r for r in self.rules if target in r.on]
 
 
@@ -190,13 +191,28 @@ def _check_parallel(corpus: Corpus, paths: list[str], rules: RuleSet, keep: bool
     return diagnostics
 
 
+def check_corpus(corpus: Corpus, rules: Sequence[Rule]) -> list[Diagnostic]:
+    """The findings of the rules that read the whole corpus at once (each names its file)."""
+    found = []
+    for rule in rules:
+        for finding in rule.check(corpus, corpus):
+            path = finding.path or "."
+            loaded = corpus.files.get(path)
+            found.append(place(path, loaded.document if loaded is not None else None, rule.code, finding))
+    return found
+
+
 def _check(corpus: Corpus, paths: Sequence[str] | None, rules: RuleSet, keep: bool) -> list[Diagnostic]:
     for path, kind in corpus.discovered:
         if kind in SHARED_KINDS:
             corpus.load_file(path)
     targets = _target_paths(corpus.root, paths, corpus)
     files = [p for p, _ in corpus.discovered if targets is None or p in targets]
-    diagnostics = _check_parallel(corpus, files, rules, keep)
+    # rules comparing items with one another need every file, so they run on whole-corpus checks,
+    # with the workers handing their documents back to this process
+    whole = rules.of(CORPUS) if targets is None else []
+    diagnostics = _check_parallel(corpus, files, rules, keep or bool(whole))
+    diagnostics.extend(check_corpus(corpus, whole))
     touched = corpus.sandbox_names if targets is None else {p.split("/")[1] for p in targets if p.startswith("sandboxes/")}
     sandbox_rules = rules.of(SandboxInfo)
     for name, sandbox in corpus.sandboxes.items():
@@ -312,8 +328,10 @@ def _changed_paths(root: Path, paths: Sequence[str]) -> list[str]:
     return changed
 
 
-def review(corpus: Corpus, select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Diagnostic]:
-    """Every finding of the review gate's rules (REV), sorted by place."""
-    rules = RuleSet(stage_rules("review", wanted_codes(corpus, select, ignore)))
+def review(corpus: Corpus, select: Sequence[str] = (), ignore: Sequence[str] = (), stages: Sequence[str] = ("review",)) -> list[Diagnostic]:
+    """Every finding of the review gate's rules (REV) of the given stages — ``review`` (what
+    blocks `build` and `publish`), ``publish`` (what blocks only `publish`) — sorted by place."""
+    wanted = wanted_codes(corpus, select, ignore)
+    rules = RuleSet([rule for stage in stages for rule in stage_rules(stage, wanted)])
     found = [d for loaded in corpus.loaded() for d in check_file(corpus, loaded, rules)]
     return sorted(found, key=lambda d: d.sort_key)

@@ -40,6 +40,16 @@ def test_build_writes_the_dataset(tmp_path: Path) -> None:
     assert (tmp_path / "dist/data/apis/en.parquet").is_file()
 
 
+def test_build_does_not_need_reviews_but_its_card_says_none_were_given(tmp_path: Path) -> None:
+    root = copy_fixture(tmp_path)  # no review/queue at all
+    result = invoke(str(tmp_path / "dist"), "--repo", str(root))
+    assert result.exit_code == 0, result.output
+    card = (tmp_path / "dist" / "README.md").read_text(encoding="utf-8")
+    assert "> **Preview: not fully reviewed.** 10 of the 10 cases and agent scenarios in this dataset have no accepted review." in card
+    assert "Of the 10 cases and agent scenarios, 0 were accepted in review:" in card
+    assert "its review before this dataset was built" not in card.replace("\n", " ")  # the claim the card used to make
+
+
 def test_build_refuses_a_failing_rule(tmp_path: Path) -> None:
     root = copy_fixture(tmp_path)
     break_a_rule(root)

@@ -15,7 +15,7 @@ import pytest
 
 from tests.commands.test_build import add_pending_record, break_a_rule
 from tests.hub.fake_hub import GITATTRIBUTES, FakeHub
-from tests.hub.helpers import copy_fixture, hub_env, run_callbank
+from tests.hub.helpers import accept_everything, copy_fixture, hub_env, run_callbank
 from validator.hub.build import build
 
 REPO_ID = "acme/callbank"
@@ -27,9 +27,15 @@ def hub() -> Iterator[FakeHub]:
         yield server
 
 
+REVIEWED_BY_PEOPLE = ("sp-incomplete-0001",)
+
+
 @pytest.fixture
 def corpus(tmp_path: Path) -> Path:
-    return copy_fixture(tmp_path)
+    """The hub fixture with every item accepted in review (one of them by people): publishable."""
+    root = copy_fixture(tmp_path)
+    accept_everything(root, by_reviewers=REVIEWED_BY_PEOPLE)
+    return root
 
 
 def publish(tmp_path: Path, hub: FakeHub, corpus: Path, *args: str, token: str | None = "default", endpoint: str | None = None):
@@ -238,3 +244,49 @@ def test_the_loader_reads_the_published_dataset_from_the_hub(tmp_path: Path, hub
     assert json.loads(result.stdout) == {"en": load(local, "apis", "en"), "source": load_source(local, "normal_preference")}
     downloaded = {r.split("/resolve/", 1)[1].split("/", 1)[1] for r in hub.routes() if r.startswith("GET /datasets/")}
     assert downloaded == {"README.md", "data/apis/en.parquet", "data/apis/zh.parquet", "data/normal_preference/en.parquet", "data/normal_preference/zh.parquet"}
+
+
+# ----------------------------------------------------------------------------- review before publishing
+
+
+def test_a_reviewed_corpus_says_who_accepted_it(tmp_path: Path, hub: FakeHub, corpus: Path) -> None:
+    assert publish(tmp_path, hub, corpus).returncode == 0
+    card = hub.files(REPO_ID)["README.md"].decode("utf-8")
+    assert "Every one of the 10 cases and agent scenarios was accepted in review:" in card
+    assert "| the judge models, unanimously (every judge voted `valid`) | 9 |" in card
+    assert "| human reviewers (two agreeing reviews, or a third reviewer's decision) | 1 |" in card
+    assert "Preview" not in card and "not accepted" not in card
+
+
+def test_an_unreviewed_item_refuses_publishing_before_any_request(tmp_path: Path, hub: FakeHub, corpus: Path) -> None:
+    (corpus / "review/queue/phone-0002.yaml").unlink()
+    result = publish(tmp_path, hub, corpus)
+    assert result.returncode == 1
+    first, second = result.stderr.splitlines()
+    assert first == (
+        "callbank publish: refused, 1 item(s) never reviewed (run `callbank review run`, or publish a preview with "
+        "--allow-unreviewed); nothing was written or sent"
+    )
+    assert second.startswith("  sandboxes/phone/scenarios/phone-0002.yaml:1:1: REV005 phone-0002 has no review record")
+    assert hub.requests == []
+
+
+def test_allow_unreviewed_publishes_a_preview_whose_card_says_so(tmp_path: Path, hub: FakeHub, corpus: Path) -> None:
+    (corpus / "review/queue/phone-0002.yaml").unlink()
+    (corpus / "review/queue/st-single-0001.yaml").unlink()
+    result = publish(tmp_path, hub, corpus, "--allow-unreviewed")
+    assert result.returncode == 0, result.stderr
+    assert "callbank publish: a preview: 2 of 10 items have no accepted review; the dataset card says so" in result.stderr
+    card = hub.files(REPO_ID)["README.md"].decode("utf-8")
+    assert "> **Preview: not fully reviewed.** 2 of the 10 cases and agent scenarios in this dataset have no accepted review." in card
+    assert "Of the 10 cases and agent scenarios, 8 were accepted in review:" in card
+    assert "| the judge models, unanimously (every judge voted `valid`) | 7 |" in card
+    assert "| **not accepted**: no review record yet | 2 |" in card
+    assert len(hub.commits_received) == 1
+
+
+def test_allow_unreviewed_does_not_let_a_pending_review_through(tmp_path: Path, hub: FakeHub, corpus: Path) -> None:
+    add_pending_record(corpus)
+    result = publish(tmp_path, hub, corpus, "--allow-unreviewed")
+    assert result.returncode == 1 and "1 blocking review record(s)" in result.stderr.splitlines()[0]
+    assert hub.requests == []

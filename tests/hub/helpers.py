@@ -6,9 +6,11 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Collection
 from pathlib import Path
 from typing import Any
 
+from validator.corpus.canonical import content_hash
 from validator.corpus.index import Corpus
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -20,6 +22,20 @@ def copy_fixture(tmp_path: Path, name: str = "corpus") -> Path:
     target = tmp_path / name
     shutil.copytree(FIXTURE, target)
     return target
+
+
+def accept_everything(root: Path, by_reviewers: Collection[str] = ()) -> None:
+    """Write an accepted review record for every case and scenario under root, for its current
+    content: decided by the judges, or by human reviewers for the ids in by_reviewers."""
+    import yaml
+
+    for item in Corpus.load(root).items():
+        digest = content_hash(item.data)
+        decided = "reviewers" if item.id in by_reviewers else "judges"
+        record = {"id": item.id, "path": item.path, "status": "accepted", "content_hash": digest, "accepted_hash": digest, "decided_by": decided, "votes": [], "reviews": []}
+        target = root / "review" / "queue" / f"{item.id}.yaml"
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_text("# yaml-language-server: $schema=../../schemas/review-record.schema.json\n" + yaml.safe_dump(record, allow_unicode=True), encoding="utf-8")
 
 
 def expected_configs(root: Path) -> dict[str, list[dict[str, Any]]]:

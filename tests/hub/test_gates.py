@@ -113,3 +113,30 @@ def test_a_crashing_engine_closes_the_gate(tmp_path: Path) -> None:
 
     [blocker] = validation_blockers(tmp_path, crash)
     assert blocker.message == "the validation engine failed (NameError: name 'x' is not defined); nothing can be proven valid"
+
+
+# ----------------------------------------------------------------------------- unreviewed items
+
+
+def test_unreviewed_items_block_publishing_but_not_building(tmp_path: Path) -> None:
+    root = copy_fixture(tmp_path)  # no record for any of its 10 cases and scenarios
+    corpus = Corpus.load(root)
+    assert check_gates(root, corpus, validate=no_findings) == []
+    blockers = check_gates(root, corpus, validate=no_findings, publishing=True)
+    assert len(blockers) == 10 and {b.gate for b in blockers} == {"unreviewed"}
+    assert all(b.message.startswith("REV005 ") for b in blockers)
+    assert check_gates(root, corpus, validate=no_findings, publishing=True, allow_unreviewed=True) == []
+    message = describe_refusal("publish", blockers, limit=2)
+    assert message.splitlines()[0] == (
+        "callbank publish: refused, 10 item(s) never reviewed (run `callbank review run`, or publish a preview with "
+        "--allow-unreviewed); nothing was written or sent"
+    )
+    assert message.splitlines()[-1] == "  … and 8 more"
+
+
+def test_a_reviewed_item_no_longer_blocks_publishing(tmp_path: Path) -> None:
+    from tests.hub.helpers import accept_everything
+
+    root = copy_fixture(tmp_path)
+    accept_everything(root)
+    assert check_gates(root, validate=no_findings, publishing=True) == []

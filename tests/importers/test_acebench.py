@@ -13,6 +13,7 @@ from tests.importers.support import FIXTURES, findings, import_peer, invoke, ora
 PLANTED_EN = [
     ("DLG010", "dialogues/normal/single_turn/single/normal-single-turn-single-function-1.yaml", "/en/turns/1/expect/calls/0/args/tone"),  # "soft warm" outside its enum
     ("DLG030", "dialogues/special/incomplete/special-incomplete-1.yaml", "/en/turns/1/expect/missing/0"),  # "missing" names an optional parameter
+    ("DLG041", "dialogues/normal/multi_turn/adjust/normal-multi-turn-user-adjust-0-1.yaml", "/en/turns/0/user"),  # 0-0's request again: one dialogue, a case per turn
     # ACEBench's multi-turn records give the assistant's summary of an earlier call, not its result:
     # the booking number the next answer needs comes from no turn the model sees
     ("DLG050", "dialogues/normal/multi_turn/adjust/normal-multi-turn-user-adjust-0-1.yaml", "/en/turns/2/assistant"),

@@ -14,6 +14,7 @@ from tests.importers.support import findings, import_peer, invoke, oracle_report
 PLANTED = [
     ("DLG010", "dialogues/normal/single_turn/single/settimer-level-1-2-1.yaml", "/en/turns/1/expect/calls/0/args/minutes"),  # "15" for an int
     ("DLG015", "dialogues/normal/single_turn/single/settimer-level-1-2-2.yaml", "/en/turns/1/called/0/args/minutes"),  # the same call, now history
+    ("DLG041", "dialogues/retrieval/call/addshoppingitem-level-3-1-2.yaml", "/en/turns/0/user"),  # the same request as 3-1-1: one dialogue, a case per call
 ]
 
 

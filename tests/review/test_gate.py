@@ -85,3 +85,34 @@ def test_an_unreadable_record_blocks(tmp_path: Path, text: str, line: int | None
     target.write_text(text, encoding="utf-8")
     [(code, path, _)] = found(root)
     assert (code, path) == ("REV004", "review/queue/single-0001.yaml")
+
+
+def test_the_summary_counts_who_accepted_what(tmp_path: Path) -> None:
+    import yaml
+
+    from tests.hub.helpers import accept_everything
+    from validator.corpus.index import Corpus
+    from validator.review.gate import ReviewSummary, review_summary
+
+    root = corpus(tmp_path)
+    items = [item.id for item in Corpus.load(root).items()]
+    assert review_summary(Corpus.load(root)) == ReviewSummary(len(items), 0, 0, 0, len(items), 0)
+    accept_everything(root, by_reviewers=items[:1])
+    assert review_summary(Corpus.load(root)) == ReviewSummary(len(items), len(items) - 1, 1, 0, 0, 0)
+    # a record accepted for other content, one pending, one without a decider, one missing
+    records = root / "review" / "queue"
+    changed, pending, unattributed, missing = (records / f"{i}.yaml" for i in items[:4])
+    data = yaml.safe_load(changed.read_text(encoding="utf-8"))
+    data["accepted_hash"] = "sha256:" + "0" * 64
+    changed.write_text(yaml.safe_dump(data), encoding="utf-8")
+    data = yaml.safe_load(pending.read_text(encoding="utf-8"))
+    data.update(status="pending")
+    del data["accepted_hash"], data["decided_by"]
+    pending.write_text(yaml.safe_dump(data), encoding="utf-8")
+    data = yaml.safe_load(unattributed.read_text(encoding="utf-8"))
+    del data["decided_by"]
+    unattributed.write_text(yaml.safe_dump(data), encoding="utf-8")
+    missing.unlink()
+    summary = review_summary(Corpus.load(root))
+    assert summary == ReviewSummary(len(items), len(items) - 4, 0, 1, 1, 2)
+    assert summary.accepted == len(items) - 3 and not summary.complete

@@ -17,7 +17,7 @@ def _run(code: str, root: Path) -> list[tuple[str, str, int | None]]:
     if code.startswith("REV"):  # review findings come from the publishing gate, not from check
         from validator.review.gate import blocking
 
-        diagnostics = blocking(root)
+        diagnostics = blocking(root, publishing=RULES[code].stage == "publish")
     else:
         diagnostics = engine.validate(root) if code.startswith("EXE") else engine.check(root)
     return sorted(((d.code, d.location.path, d.location.line) for d in diagnostics), key=str)

@@ -47,6 +47,7 @@ def build(out_dir: str, repo_root: str | None, repo_id: str | None) -> None:
     """Compile the corpus into a Hugging Face dataset folder (Parquet, dataset card, score.py).
 
     Refuses while `callbank validate` has findings or a review record is pending, rejected or
-    out of date. OUT_DIR is replaced when it holds an earlier build.
+    out of date. Items with no review record yet do not stop a build (they stop `publish`); the
+    dataset card counts them. OUT_DIR is replaced when it holds an earlier build.
     """
     raise SystemExit(run_build(out_dir, repo_root, repo_id))

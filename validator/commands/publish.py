@@ -32,11 +32,13 @@ def run_publish(
     dry_run: bool,
     tag: str | None,
     repo_root: str | None,
+    allow_unreviewed: bool = False,
 ) -> int:
     from validator.corpus.index import Corpus
     from validator.hub.build import BuildError, build, list_files
     from validator.hub.gates import check_gates, describe_refusal
     from validator.hub.publish import PublishError, check_options, describe_plan, plan_from, publish, resolve_token
+    from validator.review.gate import review_summary
 
     root = resolve_root(repo_root)
     try:
@@ -48,10 +50,14 @@ def run_publish(
         click.echo(f"callbank publish: --from {from_dir} is not a folder", err=True)
         return 2
     corpus = Corpus.load(root)
-    blockers = check_gates(root, corpus)
+    blockers = check_gates(root, corpus, publishing=True, allow_unreviewed=allow_unreviewed)
     if blockers:
         click.echo(describe_refusal("publish", blockers), err=True)
         return 1
+    review = review_summary(corpus)
+    if not review.complete:
+        # only reachable with --allow-unreviewed: the card built below carries the preview notice
+        click.echo(f"callbank publish: a preview: {review.items - review.accepted} of {review.items} items have no accepted review; the dataset card says so", err=True)
     with tempfile.TemporaryDirectory(prefix="callbank-publish-") as tmp:
         try:
             built = build(root, Path(tmp) / "dataset", repo_id, corpus=corpus)
@@ -104,14 +110,21 @@ def _report(result: Published, repo_id: str, tag: str | None) -> None:
 @click.option("--create-pr", is_flag=True, help="Open a pull request instead of committing to the branch.")
 @click.option("--dry-run", is_flag=True, help="Print the operations; send nothing.")
 @click.option("--tag", default=None, metavar="VERSION", help="Tag the published commit with this version.")
+@click.option(
+    "--allow-unreviewed",
+    is_flag=True,
+    help="Publish a preview although some cases or scenarios have no review record; the dataset card says it is a preview and how many.",
+)
 @repo_option
 def publish(
-    repo_id: str, from_dir: str | None, revision: str | None, create_pr: bool, dry_run: bool, tag: str | None, repo_root: str | None
+    repo_id: str, from_dir: str | None, revision: str | None, create_pr: bool, dry_run: bool, tag: str | None, allow_unreviewed: bool, repo_root: str | None
 ) -> None:
     """Publish the dataset to the Hugging Face Hub in exactly one commit.
 
-    The same gates as `callbank build` apply. The token comes from HF_TOKEN or `hf auth login`,
-    the Hub address from HF_ENDPOINT. Stale remote files are deleted in the same commit, which is
-    guarded by the branch head read just before: if the branch moves, nothing is published.
+    The same gates as `callbank build` apply, and every case and scenario needs an accepted
+    review (`--allow-unreviewed` publishes a preview, which the dataset card then says). The
+    token comes from HF_TOKEN or `hf auth login`, the Hub address from HF_ENDPOINT. Stale remote
+    files are deleted in the same commit, which is guarded by the branch head read just before:
+    if the branch moves, nothing is published.
     """
-    raise SystemExit(run_publish(repo_id, from_dir, revision, create_pr, dry_run, tag, repo_root))
+    raise SystemExit(run_publish(repo_id, from_dir, revision, create_pr, dry_run, tag, repo_root, allow_unreviewed))

@@ -25,6 +25,7 @@ from validator.hub.configs import Config, configs_of, data_path
 from validator.hub.corpus import CorpusError, Sources
 from validator.hub.parquet import write_records
 from validator.hub.records import COLUMNS, project
+from validator.review.gate import ReviewSummary, review_summary
 
 SCORE_PY = '''"""Score predictions against this dataset folder.
 
@@ -59,15 +60,15 @@ class BuiltFile(NamedTuple):
     sha256: str
 
 
-def render_folder(sources: Sources, repo_id: str = DEFAULT_REPO_ID) -> tuple[list[Config], dict[str, str]]:
+def render_folder(sources: Sources, review: ReviewSummary, repo_id: str = DEFAULT_REPO_ID) -> tuple[list[Config], dict[str, str]]:
     """Configs and the text files of the folder (the Parquet files are written separately)."""
     configs = configs_of(sources)
-    return configs, {"README.md": render_card(configs, repo_id, sources.corpus.langs), SCORE_ENTRY: SCORE_PY}
+    return configs, {"README.md": render_card(configs, review, repo_id, sources.corpus.langs), SCORE_ENTRY: SCORE_PY}
 
 
-def write_folder(sources: Sources, folder: Path, repo_id: str = DEFAULT_REPO_ID) -> None:
+def write_folder(sources: Sources, folder: Path, review: ReviewSummary, repo_id: str = DEFAULT_REPO_ID) -> None:
     """Write the dataset folder for a corpus into folder (which must be empty or absent)."""
-    configs, texts = render_folder(sources, repo_id)
+    configs, texts = render_folder(sources, review, repo_id)
     for config in configs:
         columns = COLUMNS[config.kind]
         for split in sources.corpus.langs:
@@ -121,7 +122,7 @@ def build(root: Path, out_dir: Path, repo_id: str = DEFAULT_REPO_ID, corpus: Cor
         shutil.rmtree(staging)
     staging.mkdir()
     try:
-        write_folder(sources, staging, repo_id)
+        write_folder(sources, staging, review_summary(corpus), repo_id)
         files = list_files(staging)
         if out_dir.exists():
             shutil.rmtree(out_dir)

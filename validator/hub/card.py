@@ -1,7 +1,9 @@
 """The dataset card (README.md): Hub metadata, the `configs:` header and what a consumer needs.
 
-The card is a pure function of the configs, so it is byte-identical for identical input: no
-dates, no paths of the machine that built it.
+The card is a pure function of the configs and the review queue's counts, so it is
+byte-identical for identical input: no dates, no paths of the machine that built it. It says how
+many items the judges and the reviewers accepted — the true counts of ``review/queue/`` — and a
+build with unreviewed items says on top that it is a preview.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ import yaml
 from validator import __version__, project
 from validator.hub.configs import SPLITS, Config, data_path
 from validator.hub.records import COLUMNS
+from validator.review.gate import ReviewSummary
 
 PRETTY_NAME = "callbank"
 LICENSE = "apache-2.0"
@@ -59,13 +62,53 @@ def metadata(configs: Sequence[Config], splits: Sequence[str] = SPLITS) -> dict[
     }
 
 
-def render_card(configs: Sequence[Config], repo_id: str = DEFAULT_REPO_ID, splits: Sequence[str] = SPLITS) -> str:
+def render_card(configs: Sequence[Config], review: ReviewSummary, repo_id: str = DEFAULT_REPO_ID, splits: Sequence[str] = SPLITS) -> str:
     header = yaml.safe_dump(metadata(configs, splits), sort_keys=False, allow_unicode=True, default_flow_style=False, width=1000)
-    parts = ["---\n" + header + "---\n", GENERATED_MARKER, _INTRO, _configs_section(configs, splits), _counts_section(configs, splits)]
+    parts = ["---\n" + header + "---\n", GENERATED_MARKER, _INTRO]
+    if not review.complete:
+        parts.append(preview_notice(review))
+    parts += [_configs_section(configs, splits), _counts_section(configs, splits), review_section(review)]
     parts += [columns_section({c.kind for c in configs}), _LOADING.replace("<org>/callbank", repo_id), _OUTPUT_FORMAT, _SCORING]
     links = {"repository": project.REPOSITORY, "homepage": project.HOMEPAGE, "dataset": project.DATASET_URL}
     parts += [_REPRODUCIBILITY, _LINKS.format(**links), _CITATION.format(version=__version__, year=project.CITATION_YEAR, title=project.TITLE, **links)]
     return "\n\n".join(part.strip("\n") for part in parts) + "\n"
+
+
+def preview_notice(review: ReviewSummary) -> str:
+    """The notice on top of a card whose dataset holds items nobody accepted in review."""
+    missing = review.items - review.accepted
+    return (
+        f"> **Preview: not fully reviewed.** {missing} of the {review.items} cases and agent scenarios in this dataset "
+        "have no accepted review. `callbank publish` publishes such a build only with `--allow-unreviewed`, "
+        "for previews: treat scores on it as provisional."
+    )
+
+
+def review_section(review: ReviewSummary) -> str:
+    """Who accepted the items, as the repository's `review/queue/` records it (never more)."""
+    lines = ["## Review", ""]
+    if review.items == 0:
+        return "\n".join([*lines, "This dataset holds no cases or scenarios."])
+    if review.complete:
+        lead = f"Every one of the {review.items} cases and agent scenarios was accepted in review:"
+    else:
+        lead = f"Of the {review.items} cases and agent scenarios, {review.accepted} were accepted in review:"
+    lines += [
+        lead,
+        "",
+        "| accepted by | items |",
+        "|---|---:|",
+        f"| the judge models, unanimously (every judge voted `valid`) | {review.by_judges} |",
+        f"| human reviewers (two agreeing reviews, or a third reviewer's decision) | {review.by_reviewers} |",
+    ]
+    if review.accepted_unattributed:
+        lines.append(f"| accepted, the record does not say by whom | {review.accepted_unattributed} |")
+    if not review.complete:
+        lines.append(f"| **not accepted**: no review record yet | {review.unreviewed} |")
+        if review.not_accepted:
+            lines.append(f"| **not accepted**: pending, rejected, or changed since it was accepted | {review.not_accepted} |")
+    lines += ["", "The counts are read from the repository's `review/queue/` when the dataset is built; an item counts as accepted only for the exact content it was accepted with."]
+    return "\n".join(lines)
 
 
 def _configs_section(configs: Sequence[Config], splits: Sequence[str] = SPLITS) -> str:
@@ -111,9 +154,9 @@ _INTRO = """
 A bilingual (English / Chinese) benchmark of how language models use tools. Every API, test
 case and agent scenario comes from one YAML file of the callbank repository; every file passed
 the repository's rule checks and execution checks (every ground-truth call and every agent
-scenario ran in its sandbox) and its review before this dataset was built. The two languages are
-parallel: the same case, the same APIs and the same argument names in both; only
-language-dependent values differ.
+scenario ran in its sandbox) before this dataset was built, and the Review section says how many
+items were accepted in review, and by whom. The two languages are parallel: the same case, the
+same APIs and the same argument names in both; only language-dependent values differ.
 
 Categories: **normal** (single and parallel calls, multi-turn dialogues where the user adjusts or
 switches the request, similar APIs, preferences from a user profile, atomic argument types),
@@ -223,7 +266,8 @@ _REPRODUCIBILITY = """
 `callbank build` writes byte-identical files for identical input: rows sorted by id, canonical
 JSON, pinned Parquet writer options (format 2.6, data pages v1, zstd level 9, no dictionary, no
 statistics, one row group), no timestamps anywhere. It refuses to build while any rule or
-execution check fails or any review is pending or rejected.
+execution check fails or any review is pending or rejected, and `callbank publish` refuses any
+case or scenario without an accepted review unless `--allow-unreviewed` marks the dataset a preview.
 """
 
 _LINKS = """

@@ -4,7 +4,9 @@ Two gates, both must be open:
 - validation: ``validator.engine.validate`` (rule checks and execution checks) finds nothing;
 - review: no record in ``review/queue/*.yaml`` blocks (``validator.review.gate.blocking``,
   rules REV001–REV004): pending or rejected records, cases changed after their acceptance,
-  unreadable records. A record whose case no longer exists blocks nothing.
+  unreadable records. A record whose case no longer exists blocks nothing. Publishing also
+  needs a record for every case and scenario (REV005), unless the publish is a preview
+  (``--allow-unreviewed``); building does not.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ Validate = Callable[[Path], list[Diagnostic]]
 class Blocker(NamedTuple):
     """One reason the corpus may not be published."""
 
-    gate: str  # "validate" | "review"
+    gate: str  # "validate" | "review" | "unreviewed"
     path: str  # repo-relative file
     message: str
 
@@ -47,30 +49,39 @@ def validation_blockers(root: Path, validate: Validate | None = None, corpus: Co
     return blockers
 
 
-def review_blockers(root: Path, corpus: Corpus) -> list[Blocker]:
-    """Every queue record that forbids publishing (the review gate's REV findings)."""
+UNREVIEWED_CODE = "REV005"  # an item with no review record: blocks publish, not build
+
+
+def review_blockers(root: Path, corpus: Corpus, *, publishing: bool = False, allow_unreviewed: bool = False) -> list[Blocker]:
+    """Every review finding that forbids building — or, with ``publishing``, publishing."""
     blockers = []
-    for finding in blocking(root, corpus):
+    for finding in blocking(root, corpus, publishing=publishing, allow_unreviewed=allow_unreviewed):
         loc = finding.location
         where = loc.path + "".join(f":{n}" for n in (loc.line, loc.column) if n is not None)
-        blockers.append(Blocker("review", where, f"{finding.code} {finding.message}"))
+        gate = "unreviewed" if finding.code == UNREVIEWED_CODE else "review"
+        blockers.append(Blocker(gate, where, f"{finding.code} {finding.message}"))
     return blockers
 
 
-def check_gates(root: Path, corpus: Corpus | None = None, validate: Validate | None = None) -> list[Blocker]:
-    """Every blocker of both gates; empty when the corpus may be built and published."""
+def check_gates(
+    root: Path, corpus: Corpus | None = None, validate: Validate | None = None, *, publishing: bool = False, allow_unreviewed: bool = False
+) -> list[Blocker]:
+    """Every blocker of both gates; empty when the corpus may be built (or, with ``publishing``,
+    published: every item reviewed, unless ``allow_unreviewed``)."""
     corpus = corpus if corpus is not None else Corpus.load(root)
-    return validation_blockers(root, validate, corpus) + review_blockers(root, corpus)
+    return validation_blockers(root, validate, corpus) + review_blockers(root, corpus, publishing=publishing, allow_unreviewed=allow_unreviewed)
 
 
 def describe_refusal(action: str, blockers: list[Blocker], limit: int = 20) -> str:
     """The message printed when a gate is closed: a count, then one line per blocker."""
-    counts = {gate: sum(1 for b in blockers if b.gate == gate) for gate in ("validate", "review")}
+    counts = {gate: sum(1 for b in blockers if b.gate == gate) for gate in ("validate", "review", "unreviewed")}
     parts = []
     if counts["validate"]:
         parts.append(f"{counts['validate']} validation finding(s)")
     if counts["review"]:
         parts.append(f"{counts['review']} blocking review record(s)")
+    if counts["unreviewed"]:
+        parts.append(f"{counts['unreviewed']} item(s) never reviewed (run `callbank review run`, or publish a preview with --allow-unreviewed)")
     lines = [f"callbank {action}: refused, {' and '.join(parts)}; nothing was written or sent"]
     lines += [f"  {b.render()}" for b in blockers[:limit]]
     if len(blockers) > limit:

@@ -9,7 +9,10 @@ Every code of the catalog is a function registered with :func:`rule`. What a rul
   valid against its schema or not — the schema rule and the rules that explain a schema
   violation better than the schema can (a missing language, a malformed matcher …);
 - a record type (``Spec``, ``Case``, ``Scenario``, ``SandboxInfo``, ``ReviewRecord``): the typed
-  record of a schema-valid document, or a sandbox folder.
+  record of a schema-valid document, or a sandbox folder;
+- ``"corpus"``: the whole :class:`~validator.corpus.index.Corpus`, once, for a rule that compares
+  items with one another (near-duplicate cases). Its findings name their file (``path``). Such a
+  rule runs when the whole corpus is checked, not on the few files a pre-commit hook passes.
 
 The second argument is the :class:`~validator.corpus.index.Corpus` for ``check`` and ``review``
 rules, and the execution context (corpus, sandbox runtime) for ``exec`` rules.
@@ -26,10 +29,11 @@ from typing import Any, NamedTuple
 from validator.diagnostics import Finding
 from validator.loading import CORPUS_KINDS
 
-STAGES = ("check", "exec", "review")
+STAGES = ("check", "exec", "review", "publish")  # publish: what only `callbank publish` refuses
 
 CheckFunction = Callable[[Any, Any], Iterator[Finding]]
 Target = str | type
+CORPUS = "corpus"  # the target of a rule that reads the whole corpus at once
 
 
 class Rule(NamedTuple):
@@ -53,7 +57,9 @@ class Rule(NamedTuple):
         """What the rule looks at, in words (for the catalog)."""
         names: list[str] = []
         for target in self.on:
-            if isinstance(target, str) and set(self.kinds) == set(CORPUS_KINDS):
+            if target == CORPUS:
+                names.append("the whole corpus (each case compared with every other)")
+            elif isinstance(target, str) and set(self.kinds) == set(CORPUS_KINDS):
                 names.append("every YAML file of the corpus")
             elif isinstance(target, str):
                 names.extend(f"{kind} files" if target == "file" else f"{kind} documents" for kind in self.kinds)
@@ -107,6 +113,8 @@ def rule(
             raise RuntimeError(f"rule code {code} registered twice")
         if stage not in STAGES:
             raise RuntimeError(f"rule {code}: unknown stage {stage!r}")
+        if CORPUS in targets and (len(targets) != 1 or stage != "check"):
+            raise RuntimeError(f"rule {code}: a corpus rule reads only the corpus, in the check stage")
         if any(t in ("file", "document") for t in targets) and not kind_list:
             raise RuntimeError(f"rule {code}: a file or document rule names the document kinds it applies to")
         unknown = set(kind_list) - set(CORPUS_KINDS)

@@ -1,9 +1,10 @@
 """Review rules (REV): what in review/queue/ forbids building or publishing.
 
-They run in the ``review`` stage, the publishing gate (``validator.review.gate``): `callbank
-build` and `callbank publish` refuse while any of them reports. A record whose case or scenario
-no longer exists blocks nothing (that item is not published); cases without a record are not
-reviewed yet, and ``callbank review run`` gives them one.
+REV001–REV004 run in the ``review`` stage, the publishing gate (``validator.review.gate``):
+`callbank build` and `callbank publish` refuse while any of them reports. A record whose case or
+scenario no longer exists blocks nothing (that item is not published). REV005 runs in the
+``publish`` stage: a case or scenario with no review record yet may be built (a preview to look
+at) but not published, unless `callbank publish --allow-unreviewed` says the dataset is a preview.
 """
 
 from __future__ import annotations
@@ -12,7 +13,7 @@ from collections.abc import Iterator
 
 from validator.corpus.canonical import content_hash
 from validator.corpus.index import Corpus, LoadedFile
-from validator.corpus.records import ReviewRecord
+from validator.corpus.records import Case, ReviewRecord, Scenario
 from validator.diagnostics import Finding
 from validator.loading import Document
 from validator.rules.registry import rule
@@ -144,3 +145,37 @@ def unreadable_review_record(file: LoadedFile, corpus: Corpus) -> Iterator[Findi
     elif file.schema_errors:
         message, pointer = file.schema_errors[0]
         yield Finding(f"the review record breaks its schema: {message} (schema: schemas/review-record.schema.json)", pointer)
+
+
+def review_record_of(corpus: Corpus, item: Case | Scenario) -> ReviewRecord | None:
+    """The queue record of a case or scenario: the record with its id (records are named by id)."""
+    return corpus.review_records.get(item.id)
+
+
+@rule("REV005", "unreviewed-item", "A case or scenario has no review record, so it was never accepted.", on=(Case, Scenario), stage="publish")
+def unreviewed_item(item: Case | Scenario, corpus: Corpus) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reports every case and scenario that has no record in `review/queue/` — nobody, neither
+    the judge models nor a person, has accepted it. Only `callbank publish` applies it:
+    `callbank build` builds such a corpus (to look at), and `callbank publish
+    --allow-unreviewed` publishes it as a preview, which its dataset card then says.
+    ## Why is this bad?
+    Rule checks and execution prove a case is well formed and runnable, not that its request is
+    unambiguous or its answer is what the user meant. Publishing unreviewed items as the
+    benchmark would let models be ranked on answers nobody has confirmed.
+    ## Example
+    `dialogues/normal/single_turn/single/single-0002.yaml` was added after the last
+    `callbank review run`; `review/queue/` has no `single-0002.yaml`.
+    ## Use instead
+    ```console
+    $ callbank review run dialogues/normal/single_turn/single/single-0002.yaml
+    ```
+    The judges vote; a unanimous `valid` accepts it, anything else queues it for two reviewers.
+    For a preview, `callbank publish --repo-id ORG/NAME --allow-unreviewed`.
+    """
+    if review_record_of(corpus, item) is None:
+        yield Finding(
+            f"{item.id} has no review record in {QUEUE}/, so it was never accepted; run `callbank review run {item.path}` "
+            "(or publish a preview with --allow-unreviewed)"
+        )
