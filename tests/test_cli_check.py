@@ -293,3 +293,47 @@ def test_rules_check_needs_docs() -> None:
     status, _, err = run("rules", "--check")
     assert status == 2
     assert "--docs" in err
+
+
+# ----------------------------------------------------------------------------- messages a contributor reads
+
+
+def test_a_tab_in_the_indentation_is_called_a_tab(clean: Path) -> None:
+    case = clean / CASE
+    case.write_text(case.read_text(encoding="utf-8").replace("\n    - user:", "\n\t- user:", 1), encoding="utf-8")
+    status, findings = check_json(clean)
+    assert status == 1 and codes(findings) == ["SCH001"]
+    assert "a tab in the indentation" in findings[0]["message"] and "spaces" in findings[0]["message"]
+
+
+def test_an_unknown_category_lists_the_categories_instead_of_a_folder_to_move_to(clean: Path) -> None:
+    from validator.corpus.categories import CASE_CATEGORIES
+
+    case = clean / CASE
+    case.write_text(case.read_text(encoding="utf-8").replace("category: normal/single_turn/single", "category: normal/single"), encoding="utf-8")
+    status, findings = check_json(clean)
+    assert status == 1 and codes(findings) == ["SCH010"]  # not SCH014 "move it to dialogues/normal/single/"
+    [finding] = findings
+    assert finding["pointer"] == "/category" and '"normal/single" is not a category' in finding["message"]
+    assert finding["allowed"] == list(CASE_CATEGORIES) and "other candidates" not in finding["message"]
+    _, text, _ = run("check", "--repo", str(clean))
+    assert all(category in text for category in CASE_CATEGORIES)
+
+
+def test_allowed_values_are_complete_in_json_and_in_argument_problems() -> None:
+    from validator.corpus.params import CompileError, compile_schema
+
+    schema = {"type": "string", "enum": ["north", "north-east", "east", "south-east", "south", "south-west", "west", "north-west"]}
+    compiled = compile_schema(schema)
+    assert not isinstance(compiled, CompileError)
+    [problem] = compiled.problems("up")
+    assert "other candidates" not in problem.message and all(value in problem.message for value in schema["enum"])
+
+
+@pytest.mark.parametrize("command", ["validate", "stats", "check"])
+def test_outside_a_repository_commands_fail_clearly(command: str, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    status, out, err = run(command)
+    assert status == 2 and out == "" and f"no callbank repository at or above {tmp_path}" in err and "--repo" in err
+    status, _, err = run(command, "--repo", str(tmp_path))
+    assert status == 2 and f"--repo {tmp_path} is not a callbank repository" in err

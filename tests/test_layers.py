@@ -24,7 +24,7 @@ PACKAGE = Path(__file__).resolve().parents[1] / "validator"
 LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
     (
         "foundation",
-        ("validator", "validator.diagnostics", "validator.errors", "validator.text", "validator.textnorm", "validator.linear_regex", "validator.loading", "validator.transport"),
+        ("validator", "validator.diagnostics", "validator.errors", "validator.text", "validator.textnorm", "validator.linear_regex", "validator.loading", "validator.transport", "validator.project", "validator.gitage"),
     ),
     ("corpus", ("validator.corpus", "validator.matchers", "validator.facts", "validator.schemas", "validator.toolsearch", "validator.similarity")),
     ("rules, sandbox, scoring", ("validator.rules", "validator.sandbox", "validator.scoring", "validator.retrieval_checks")),
@@ -32,7 +32,7 @@ LAYERS: tuple[tuple[str, tuple[str, ...]], ...] = (
         "engine, models, review, hub, importers, runs and what is made of them",
         (
             "validator.engine", "validator.models", "validator.review", "validator.hub", "validator.importers", "validator.stats", "validator.reporters", "validator.regenerate",
-            "validator.runs", "validator.report", "validator.compare", "validator.leaderboard", "validator.inspect_task", "validator.synth",
+            "validator.runs", "validator.report", "validator.compare", "validator.leaderboard", "validator.inspect_task", "validator.fixer", "validator.scaffold", "validator.synth",
         ),
     ),
     ("commands, cli", ("validator.commands", "validator.cli", "validator.__main__")),

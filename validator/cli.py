@@ -29,6 +29,8 @@ COMMANDS: dict[str, str] = {
     "run": "validator.commands.run:run",
     "review": "validator.commands.review:review",
     "stats": "validator.commands.stats:stats",
+    "fix": "validator.commands.fix:fix",
+    "new": "validator.commands.new:new",
     "import": "validator.commands.import_:import_",
     "synth": "validator.commands.synth:synth",
 }

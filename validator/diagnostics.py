@@ -25,6 +25,7 @@ class Finding(NamedTuple):
     path: str | None = None
     line: int | None = None
     column: int | None = None
+    allowed: tuple[str, ...] = ()  # every value the place takes, when there is a list of them
 
 
 class Diagnostic(NamedTuple):
@@ -32,9 +33,10 @@ class Diagnostic(NamedTuple):
     rule: str
     message: str
     location: Location
+    allowed: tuple[str, ...] = ()  # the complete list, which the message may shorten
 
     def as_json(self) -> dict[str, object]:
-        return {
+        data: dict[str, object] = {
             "path": self.location.path,
             "line": self.location.line,
             "column": self.location.column,
@@ -43,6 +45,9 @@ class Diagnostic(NamedTuple):
             "message": self.message,
             "pointer": self.location.pointer,
         }
+        if self.allowed:
+            data["allowed"] = list(self.allowed)
+        return data
 
     @property
     def sort_key(self) -> tuple[str, int, int, str, str]:

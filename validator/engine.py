@@ -14,7 +14,7 @@ import gc
 import multiprocessing
 import os
 import re
-from collections.abc import Iterator, Sequence
+from collections.abc import Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -47,7 +47,7 @@ def place(path: str, document: Document | None, code: str, finding: Finding) -> 
         line, column = finding.line, finding.column  # another file, or a place no pointer names
     else:
         line, column = document.locate(finding.pointer) if document is not None else (None, None)
-    return Diagnostic(code, RULES[code].name, finding.message, Location(target, line, column, finding.pointer))
+    return Diagnostic(code, RULES[code].name, finding.message, Location(target, line, column, finding.pointer), finding.allowed)
 
 
 def mask(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
@@ -264,18 +264,68 @@ def validate(root: Path, select: Sequence[str] = (), ignore: Sequence[str] = (),
 # ----------------------------------------------------------------------------- exec and review
 
 
-def execute(corpus: Corpus, select: Sequence[str] = (), ignore: Sequence[str] = (), time_limit: float | None = None) -> list[Diagnostic]:
-    """Every execution finding for a loaded corpus, sorted by place."""
+def execute(
+    corpus: Corpus,
+    select: Sequence[str] = (),
+    ignore: Sequence[str] = (),
+    time_limit: float | None = None,
+    *,
+    paths: Collection[str] | None = None,
+    sandboxes: Collection[str] | None = None,
+) -> list[Diagnostic]:
+    """Every execution finding for a loaded corpus (or for the files in ``paths`` and the
+    sandboxes named in ``sandboxes``), sorted by place."""
     from validator.rules.execution_context import DEFAULT_TIME_LIMIT, Execution
 
     rules = RuleSet(stage_rules("exec", wanted_codes(corpus, select, ignore)))
     execution = Execution(corpus, DEFAULT_TIME_LIMIT if time_limit is None else time_limit)
     found: list[Diagnostic] = []
     for sandbox in corpus.sandboxes.values():
-        found.extend(run_rules(rules.of(type(sandbox)), sandbox, execution, sandbox.folder, None))
+        if sandboxes is None or sandbox.name in sandboxes:
+            found.extend(run_rules(rules.of(type(sandbox)), sandbox, execution, sandbox.folder, None))
     for loaded in corpus.loaded():
+        if paths is not None and loaded.path not in paths:
+            continue
         found.extend(place(loaded.path, loaded.document, rule.code, finding) for rule, subject in rules.subjects(loaded) for finding in rule.check(subject, execution))
     return sorted(set(found), key=lambda d: d.sort_key)
+
+
+def check_changed(root: Path, paths: Sequence[str], select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Diagnostic]:
+    """What CI's `validate` would find because of the changed paths (the pre-commit hook): the
+    rule checks of the changed corpus files, then — when they are clean — the execution checks
+    of the cases, scenarios and sandboxes they touch (``validator.corpus.touched``: a changed
+    ``sandbox.py`` selects its sandbox's cases and scenarios)."""
+    from validator.corpus.touched import touched
+
+    wanted = select_codes(tuple(select), tuple(ignore))
+    corpus = Corpus(Path(root))
+    found: list[Diagnostic] = _paused_gc(_check, corpus, paths, RuleSet(stage_rules("check", wanted)), True)
+    if found:
+        return sorted(found, key=lambda d: d.sort_key)
+    changed = _changed_paths(corpus.root, paths)
+    if any(corpus.kinds.get(p) == "api" or (p.startswith("sandboxes/") and "/scenarios/" not in p) for p in changed):
+        for path, kind in corpus.discovered:  # which items use a changed API or sandbox: all of them are read
+            if kind in ("case", "scenario"):
+                corpus.load_file(path)
+    selection = touched(corpus, changed)
+    for path in selection.items:
+        corpus.load_file(path)
+    run = selection.items | {p for p in selection.files if corpus.kinds.get(p) in SHARED_KINDS}
+    return execute(corpus, select, ignore, paths=run, sandboxes=selection.sandboxes)
+
+
+def _changed_paths(root: Path, paths: Sequence[str]) -> list[str]:
+    """Repo-relative forms of the paths given (corpus files or not, e.g. a sandbox.py)."""
+    base = root.resolve()
+    changed = []
+    for raw in paths:
+        full = Path(raw)
+        full = (full if full.is_absolute() else Path.cwd() / full).resolve()
+        try:
+            changed.append(full.relative_to(base).as_posix())
+        except ValueError:
+            raise UserError(f"{raw} is outside the repository {root}") from None
+    return changed
 
 
 def review(corpus: Corpus, select: Sequence[str] = (), ignore: Sequence[str] = (), stages: Sequence[str] = ("review",)) -> list[Diagnostic]:

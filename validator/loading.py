@@ -275,9 +275,9 @@ def load_text(text: str, path: str, kind: str) -> tuple[Document | None, list[Lo
                     mark.column + 1 if mark else None,
                 )
             ]
-        return None, [_syntax_problem(error)]
+        return None, [_syntax_problem(error, text)]
     except yaml.YAMLError as error:
-        return None, [_syntax_problem(error)]
+        return None, [_syntax_problem(error, text)]
     finally:
         loader.dispose()
     if ("&" in text or "*" in text) and (at := _has_anchor(text)):
@@ -295,12 +295,17 @@ def load_text(text: str, path: str, kind: str) -> tuple[Document | None, list[Lo
     return Document(path, kind, data, text), builder.problems
 
 
-def _syntax_problem(error: yaml.YAMLError) -> LoadProblem:
+def _syntax_problem(error: yaml.YAMLError, text: str) -> LoadProblem:
     mark = getattr(error, "problem_mark", None)
+    line, column = (mark.line + 1, mark.column + 1) if mark else (1, 1)
+    lines = text.splitlines()
+    if mark and mark.line < len(lines) and "\t" in lines[mark.line][: mark.column + 1]:
+        # libyaml says only "found character that cannot start any token"
+        return LoadProblem("SCH001", "YAML syntax error: a tab in the indentation; YAML indents with spaces only, replace the tab with spaces", line, column)
     problem = getattr(error, "problem", None) or str(error)
     context = getattr(error, "context", None)
     message = f"YAML syntax error: {problem}" + (f" ({context})" if context else "")
-    return LoadProblem("SCH001", message + "; fix the indentation or quoting here", mark.line + 1 if mark else 1, mark.column + 1 if mark else 1)
+    return LoadProblem("SCH001", message + "; fix the indentation or quoting here", line, column)
 
 
 def load_file(root: Path, path: str, kind: str) -> tuple[Document | None, list[LoadProblem]]:
@@ -380,6 +385,16 @@ def discover(root: Path) -> list[tuple[str, str]]:
                     found.append((rel, kind))
     found.sort()
     return found
+
+
+class CorpusDumper(yaml.SafeDumper):
+    """PyYAML's safe dumper, quoting every string the corpus loader would not read back as
+    written: y/n/yes/no/on/off in any case are YAML 1.1 booleans (rule SCH005); PyYAML quotes
+    only the forms its own resolver knows, and writes ``N`` bare."""
+
+
+CorpusDumper.add_implicit_resolver("tag:yaml.org,2002:bool", re.compile(r"^(?i:y|n|yes|no|on|off)$"), list("yYnNoO"))
+
 
 
 def find_repo_root(start: Path) -> Path:

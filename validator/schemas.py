@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 import jsonschema_rs
 
@@ -38,6 +38,27 @@ def schemas_dir(root: Path | None = None) -> Path:
     package = Path(__file__).resolve().parent
     shipped = package / "schemas"
     return shipped if shipped.is_dir() else package.parent / "schemas"
+
+
+class Violation(NamedTuple):
+    message: str
+    pointer: str  # JSON pointer of the offending value
+    allowed: tuple[str, ...]  # an `enum`'s values, complete (jsonschema_rs names two "or N other candidates")
+
+
+def allowed_values(error: Any) -> tuple[str, ...]:
+    """Every value an ``enum`` violation (a jsonschema_rs error) allows; () for other errors."""
+    options = getattr(error.kind, "options", None) if type(error.kind).__name__ == "Enum" else None
+    return tuple(option if isinstance(option, str) else json.dumps(option, ensure_ascii=False) for option in options or ())
+
+
+def error_message(error: Any, noun: str = "an allowed value") -> str:
+    """jsonschema_rs's message, with an enum's values listed in full (it names two, then "or N
+    other candidates")."""
+    allowed = allowed_values(error)
+    if not allowed:
+        return str(error.message)
+    return f"{json.dumps(error.instance, ensure_ascii=False)} is not {noun}; the allowed values are {', '.join(allowed)}"
 
 
 def specialise(schema: Any, langs: Sequence[str]) -> Any:
@@ -81,13 +102,18 @@ class SchemaSet:
 
     def errors(self, kind: str, data: Any) -> list[tuple[str, str]]:
         """(message, JSON pointer) of every violation; empty when valid."""
+        return [(violation.message, violation.pointer) for violation in self.violations(kind, data)]
+
+    def violations(self, kind: str, data: Any) -> list[Violation]:
+        """Every violation with the allowed values where the schema lists them; empty when valid."""
         validator = self.validator(kind)
         if validator.is_valid(data):
             return []
         found = []
         for error in validator.iter_errors(data):
             pointer = "".join("/" + str(t).replace("~", "~0").replace("/", "~1") for t in error.instance_path)
-            found.append((error.message, pointer))
+            message = error_message(error, "a category" if pointer == "/category" else "an allowed value")
+            found.append(Violation(message, pointer, allowed_values(error)))
         return found
 
 

@@ -21,7 +21,7 @@ from click.testing import CliRunner, Result
 
 from tests.support.corpus_responders import CorpusResponder, agent_script, oracle_answers, oracle_episode
 from tests.support.local_llm import free_port
-from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, always, by_model, scripted, tool_call
+from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, Responder, always, by_model, scripted, tool_call
 from validator.cli import cli
 from validator.corpus.index import Corpus
 from validator.models.base import Request
@@ -308,6 +308,87 @@ def test_user_simulator_plays_the_user_until_stop(tmp_path: Path) -> None:
     assert manifest["user"] == {"model": "sim", "endpoint": server.base_url}
 
 
+# ----------------------------------------------------------------------------- fc mode on real servers
+
+
+def llama_cpp_python(inner: Responder) -> Responder:
+    """A server that validates messages as llama-cpp-python's does: an assistant message with
+    ``content: null`` fails its request model, one without ``content`` its chat template — HTTP
+    500 both, the same every time — and tools count only when a tool choice is asked for."""
+
+    def respond(request: ChatRequest) -> str | Reply | dict[str, Any]:
+        for message in request.messages:
+            if message.get("role") == "assistant" and "content" not in message:
+                return Reply(status=500, error="'dict object' has no attribute 'content'")
+            if message.get("role") == "assistant" and message["content"] is None:
+                return Reply(status=500, error="7 validation errors: Input should be a valid string")
+            if message.get("role") == "tool" and not any(
+                call.get("id") == message.get("tool_call_id") for m in request.messages for call in m.get("tool_calls") or []
+            ):
+                return Reply(status=500, error=f"tool_call_id {message.get('tool_call_id')} answers no call")
+        if request.body.get("tools") and request.body.get("tool_choice") is None:
+            return Reply(content="(the tools were left out of the prompt)")
+        return inner(request)
+
+    return respond
+
+
+def test_fc_history_with_calls_is_served_by_a_llama_cpp_like_server(tmp_path: Path, repo: Corpus) -> None:
+    """Multi-turn cases (earlier calls and results in the history) and an agent episode in fc mode."""
+    script = agent_script({OFFICE_1_EN: [Reply(tool_calls=[tool_call("add_note", {"title": "Groceries", "body": "milk and eggs"})]), "Saved as N-2."]})
+    responder = CorpusResponder(repo, "tool_calls", oracle_answers(repo), fallback=script)
+    out = tmp_path / "fc.jsonl"
+    selection = ["--lang", "en", "--category", "normal/multi_turn", "--category", "agent/multi_step", "--limit", "1"]
+    with OpenAIServer(llama_cpp_python(responder)) as server:
+        result = run(server, out, "--mode", "fc", *selection)
+        assert result.exit_code == 0, result.output
+    written = records(out)
+    assert "plan: 5 record(s) in en — 4 case checkpoint(s), 1 agent episode(s)" in result.output
+    assert not [r for r in written if "error" in r] and {r["id"] for r in written} == {"adjust-0001", "switch-0001", "office-0001"}
+    scored = report(out, *selection)
+    assert scored["overall"]["score"] == 1.0 and scored["missing"] == []
+
+
+def test_a_request_the_server_always_fails_is_that_records_error(tmp_path: Path, repo: Corpus) -> None:
+    """An HTTP 500 repeated for one request no longer stops the run for a resume that fails the same way."""
+    oracle = oracle_answers(repo)
+
+    def answer(request: Request) -> Reply:
+        if (request.id, request.step) == ("adjust-0001", 1):
+            return Reply(status=500, error="'dict object' has no attribute 'content'")
+        return oracle(request)
+
+    out = tmp_path / "one-bad.jsonl"
+    selection = ["--lang", "en", "--category", "normal/multi_turn", "--concurrency", "1"]
+    with OpenAIServer(CorpusResponder(repo, "tool_calls", answer)) as server:
+        result = run(server, out, "--mode", "fc", *selection)
+        assert result.exit_code == 0, result.output
+        again = run(server, out, "--mode", "fc", *selection)
+    by_key = {(r["id"], r["step"]): r for r in records(out)}
+    assert "the same answer 2 times" in by_key[("adjust-0001", 1)]["error"] and "error" not in by_key[("adjust-0001", 0)]
+    assert again.exit_code == 0 and "nothing to do" in again.output
+
+
+def test_a_server_that_drops_the_tools_is_reported_once(tmp_path: Path) -> None:
+    out = tmp_path / "dropped.jsonl"
+    with OpenAIServer(always("I would check the weather."), tools_in_prompt=False) as server:
+        result = run(server, out, "--mode", "fc", "--lang", "en", "--category", "normal", "--concurrency", "1")
+        assert result.exit_code == 0, result.output
+    assert result.output.count("leaves the tools out of the prompt") == 1 and "warning: " in result.output
+    manifest = json.loads(Path(str(out) + ".manifest.json").read_text(encoding="utf-8"))
+    [warning] = manifest["sessions"][-1]["warnings"]
+    assert "--chat_format chatml-function-calling" in warning
+
+
+def test_a_server_not_set_up_for_tools_stops_the_run_at_once(tmp_path: Path) -> None:
+    out = tmp_path / "vllm.jsonl"
+    said = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+    with OpenAIServer(always(Reply(status=400, error=said))) as server:
+        result = run(server, out, "--mode", "fc", "--lang", "en", "--category", "normal/single_turn", "--concurrency", "1")
+        assert server.count(CHAT) == 1
+    assert result.exit_code == 1 and "--enable-auto-tool-choice" in result.output and out.read_text() == ""
+
+
 # ----------------------------------------------------------------------------- transport
 
 
@@ -323,7 +404,7 @@ def test_retries_on_500_and_429_then_succeeds(tmp_path: Path) -> None:
     assert "4 request(s), 3 retries" in result.output
 
 
-@pytest.mark.parametrize("status", [500, 429])
+@pytest.mark.parametrize("status", [503, 429])  # "later": a 500 that repeats is the request's (below)
 def test_retries_stop_after_the_limit(tmp_path: Path, status: int) -> None:
     out = tmp_path / "limit.jsonl"
     with OpenAIServer(always(Reply(status=status, error="busy"))) as server:

@@ -101,3 +101,90 @@ def test_no_corpus_and_empty_selection(tmp_path: Path) -> None:
 def test_help_is_fast_to_reach() -> None:
     result = CliRunner().invoke(cli, ["score", "--help"])
     assert result.exit_code == 0 and "--format" in result.output and "PREDICTIONS" in result.output
+
+
+# ----------------------------------------------------------------------------- what a run covered
+
+
+def run_oracle(out: Path, *args: str, repo: Path = FIXTURE) -> None:
+    result = CliRunner().invoke(cli, ["run", "--model", "oracle", "--out", str(out), "--repo", str(repo), *args], catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+
+
+def scored(predictions: Path, *args: str) -> dict[str, object]:
+    result = score(str(predictions), "--format", "json", *args)
+    assert result.exit_code == 0, result.output
+    return json.loads(result.output)  # type: ignore[no-any-return]
+
+
+def test_a_partial_run_is_scored_on_the_units_it_covered(tmp_path: Path) -> None:
+    out = tmp_path / "partial.jsonl"
+    run_oracle(out, "--lang", "en", "--category", "normal/single_turn", "--limit", "1")
+    report = scored(out)
+    assert report["overall"]["score"] == 1.0 and report["missing"] == [] and report["overall"]["n"] == 2  # type: ignore[index]
+    assert report["selection"] == {"source": "run", "options": "--lang en --category normal/single_turn --limit 1", "units": 2}
+    assert report["run"]["model"] == "oracle" and report["run"]["mode"] == "prompt" and report["run"]["style"] == "standard"  # type: ignore[index]
+    assert report["run"]["manifest"] == "partial.jsonl.manifest.json" and str(report["run"]["date"]).startswith("20")  # type: ignore[index]
+    text = score(str(out)).output
+    assert "run      oracle, prompt mode, standard prompts, 20" in text
+    assert "scored   what the run covered: --lang en --category normal/single_turn --limit 1 (2 units; --all scores every unit)" in text
+    everything = scored(out, "--all")  # the whole benchmark: what the run left out counts as missing
+    assert everything["selection"]["source"] == "all" and everything["overall"]["score"] < 0.1 and len(everything["missing"]) > 30  # type: ignore[index, arg-type]
+
+
+def test_every_session_of_a_run_is_covered(tmp_path: Path) -> None:
+    out = tmp_path / "two.jsonl"
+    run_oracle(out, "--lang", "en", "--category", "special/incomplete")
+    run_oracle(out, "--lang", "zh", "--category", "normal/atom/bool", "--limit", "1")  # a second session, appended
+    report = scored(out)
+    assert {(r["id"], r["lang"]) for r in report["results"]} == {("incomplete-0001", "en"), ("bool-0001", "zh")}  # type: ignore[attr-defined]
+    assert report["missing"] == [] and report["selection"]["options"] == "--lang en --category special/incomplete; --lang zh --category normal/atom/bool --limit 1"  # type: ignore[index]
+
+
+def test_options_choose_the_units_and_limit_means_what_run_means(tmp_path: Path) -> None:
+    from validator.corpus.index import Corpus
+    from validator.models.runner import plan
+
+    out = tmp_path / "all.jsonl"
+    run_oracle(out)
+    report = scored(out, "--limit", "1", "--category", "normal/multi_turn")
+    planned = {(job.key[0], job.key[1]) for job in plan(Corpus.load(FIXTURE), categories=["normal/multi_turn"], limit=1)}
+    assert {(r["id"], r["lang"]) for r in report["results"]} == planned and report["selection"]["source"] == "options"  # type: ignore[attr-defined, index]
+    result = score(str(out), "--all", "--lang", "en")
+    assert result.exit_code == 2 and "--all scores every unit" in result.output
+
+
+def test_without_a_readable_manifest_every_unit_is_scored(tmp_path: Path) -> None:
+    predictions = Path(write(tmp_path, [RIGHT]))
+    report = scored(predictions)
+    assert "run" not in report and report["selection"]["source"] == "all" and len(report["missing"]) > 30  # type: ignore[index, arg-type]
+    Path(str(predictions) + ".manifest.json").write_text("{torn", encoding="utf-8")
+    report = scored(predictions)
+    assert any("predictions.jsonl.manifest.json cannot be read" in note for note in report["notes"])  # type: ignore[attr-defined]
+
+
+# ----------------------------------------------------------------------------- a built dataset, no clone
+
+
+def test_score_against_a_built_dataset_with_dataset_or_repo(tmp_path: Path) -> None:
+    from tests.hub.helpers import FIXTURE as HUB
+    from validator.hub.build import build
+
+    dataset = tmp_path / "dataset"
+    build(HUB, dataset)
+    out = tmp_path / "oracle.jsonl"
+    run_oracle(out, repo=HUB)
+    for option in ("--dataset", "--repo"):
+        result = CliRunner().invoke(cli, ["score", str(out), "--format", "json", option, str(dataset)], catch_exceptions=False)
+        assert result.exit_code == 0, result.output
+        report = json.loads(result.output)
+        assert report["overall"]["score"] == 1.0 and report["missing"] == [] and report["overall"]["n"] > 10
+        assert f"scored against the dataset {dataset}, written out as a corpus" in report["notes"]
+    both = CliRunner().invoke(cli, ["score", str(out), "--dataset", str(dataset), "--repo", str(HUB)])
+    assert both.exit_code == 2 and "give one of them" in both.output
+
+
+def test_outside_a_repository_score_says_where_it_looked(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    result = CliRunner().invoke(cli, ["score", write(tmp_path, [RIGHT])])
+    assert result.exit_code == 2 and f"no callbank repository at or above {tmp_path}" in result.output and "--repo" in result.output

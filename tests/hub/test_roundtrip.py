@@ -93,8 +93,8 @@ def test_records_are_in_the_split_language(built: Path) -> None:
     assert apis["set_alarm"]["parameters"]["properties"]["repeat"]["properties"]["days"]["items"]["description"] == "A day of the week."
 
 
-def test_json_columns_are_canonical(built: Path, datasets_rows: dict[str, dict[str, list[dict[str, Any]]]]) -> None:
-    from validator.corpus.canonical import canonical_json
+def test_json_columns_are_compact_and_keep_the_sources_key_order(built: Path, datasets_rows: dict[str, dict[str, list[dict[str, Any]]]]) -> None:
+    from validator.corpus.canonical import data_json
 
     for config, splits in datasets_rows.items():
         for column in COLUMNS[kind_of_config(config)]:
@@ -103,8 +103,10 @@ def test_json_columns_are_canonical(built: Path, datasets_rows: dict[str, dict[s
             for row in splits["zh"]:
                 text = row[column.name]
                 if text is not None:
-                    assert text == canonical_json(json.loads(text)), (config, column.name)
+                    assert text == data_json(json.loads(text)), (config, column.name)
                     assert "\\u" not in text  # Chinese stays as itself (ensure_ascii=False)
+    [phone] = [row for row in datasets_rows["sandboxes"]["en"] if row["name"] == "phone"]
+    assert list(json.loads(phone["state"])) == ["sandbox", "clock", "counters", "data"]  # as state.yaml writes them
 
 
 def test_materialize_writes_the_corpus_back(built: Path, tmp_path: Path) -> None:
@@ -117,8 +119,32 @@ def test_materialize_writes_the_corpus_back(built: Path, tmp_path: Path) -> None
     assert "dialogues/normal/single_turn/single/st-single-0001.yaml" in written
 
 
-def test_materialized_corpus_passes_the_checks(built: Path, tmp_path: Path) -> None:
-    from validator.engine import check
+def test_materialized_corpus_passes_validate(built: Path, tmp_path: Path) -> None:
+    from validator.engine import validate
 
     materialize(built, tmp_path / "corpus")
+    assert [d.as_json() for d in validate(tmp_path / "corpus")] == []  # the rule checks, then every ground truth executed
+
+
+def test_materialize_keeps_what_the_loader_and_the_sandboxes_read(tmp_path: Path) -> None:
+    """Strings a YAML 1.1 reader takes for booleans come back quoted (SCH005: the repository's
+    weather data writes wind directions N, S …), and mappings keep their key order."""
+    import shutil
+
+    import yaml
+
+    from validator.engine import check
+
+    repo = tmp_path / "repo"
+    shutil.copytree(FIXTURE, repo)
+    state = repo / "sandboxes/phone/state.yaml"
+    text = state.read_text(encoding="utf-8").replace("  messages: []", '  messages: []\n  wind: {zephyr: "N", breeze: "off", gale: "Yes", calm: "no"}')
+    state.write_text(text, encoding="utf-8")
+    assert check(repo) == []
+    build(repo, tmp_path / "dataset")
+    materialize(tmp_path / "dataset", tmp_path / "corpus")
+    written = (tmp_path / "corpus/sandboxes/phone/state.yaml").read_text(encoding="utf-8")
     assert [d.as_json() for d in check(tmp_path / "corpus")] == []
+    assert "zephyr: 'N'" in written and "gale: 'Yes'" in written
+    wind = yaml.safe_load(written)["data"]["wind"]
+    assert list(wind) == ["zephyr", "breeze", "gale", "calm"] and wind["breeze"] == "off"

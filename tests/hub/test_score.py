@@ -13,6 +13,7 @@ import pytest
 
 from tests.hub.helpers import FIXTURE, ROOT
 from validator.corpus.index import Corpus
+from validator.corpus.selection import Selection
 from validator.hub import score as score_module
 from validator.hub.build import build
 from validator.hub.score import main, parser
@@ -31,7 +32,7 @@ def test_score_runs_the_package_scorer_on_the_rebuilt_corpus(tmp_path: Path, mon
     build(FIXTURE, out)
     assert main(out, ["preds.jsonl", "--lang", "zh", "--category", "normal", "--format", "json"]) == 0
     source = Corpus.load(FIXTURE)
-    options = {"output_format": "json", "out": None, "langs": ("zh",), "categories": ["normal"]}
+    options = {"output_format": "json", "out": None, "selections": [Selection(("zh",), ("normal",), None)], "about": {"selection": {"source": "options", "options": "--lang zh --category normal"}}, "notes": []}
     assert seen == {"predictions": "preds.jsonl", "cases": sorted(source.cases), "scenarios": sorted(source.scenarios), "options": options}
 
 
@@ -39,7 +40,7 @@ def test_score_py_takes_the_options_of_callbank_score(capsys: pytest.CaptureFixt
     from validator.commands.score import score
 
     ours = {action.option_strings[0] for action in parser()._actions if action.option_strings and action.dest != "help"}
-    theirs = {param.opts[0] for param in score.params if isinstance(param, click.Option) and param.name not in ("root", "help")}
+    theirs = {param.opts[0] for param in score.params if isinstance(param, click.Option) and param.name not in ("root", "dataset", "help")}  # score.py is in the dataset
     assert ours == theirs
     with pytest.raises(SystemExit) as exit_:
         main(Path("."), ["x.jsonl", "--format", "yaml"])

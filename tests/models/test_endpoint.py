@@ -7,11 +7,23 @@ import json
 
 import pytest
 
-from tests.support.openai_server import OpenAIServer, Reply, always, scripted, tool_call
+from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, always, scripted, tool_call
 from validator.corpus.index import Corpus
 from validator.errors import UserError
 from validator.models.base import EndpointError, Request, RequestRejected
-from validator.models.endpoint import NO_KEY, ChatClient, EndpointConfig, EndpointModel, check_base_url, is_local, native_messages, resolve_api_key, text_messages
+from validator.models.endpoint import (
+    NO_KEY,
+    ChatClient,
+    EndpointConfig,
+    EndpointModel,
+    check_base_url,
+    is_local,
+    native_messages,
+    plain_pattern,
+    resolve_api_key,
+    text_messages,
+    wire_tools,
+)
 from validator.models.request import case_requests
 
 
@@ -64,7 +76,8 @@ def test_text_mode_merges_turns_of_one_role() -> None:
         {"role": "assistant", "content": "[f(x=2)]"},  # the model's own words are kept
     ]
     native = native_messages(messages)
-    assert native[3] == {"role": "tool", "tool_call_id": "c0", "content": '{"ok": true}'} and native[2] == messages[2]
+    assert native[2] == {"role": "assistant", "content": "", "tool_calls": [{**tool_call("f", {"x": 1}), "id": "call00000"}]}
+    assert native[3] == {"role": "tool", "tool_call_id": "call00000", "content": '{"ok": true}'}
 
 
 def client_for(server: OpenAIServer, **settings: object) -> tuple[ChatClient, list[float]]:
@@ -168,3 +181,191 @@ def test_request_is_frozen_and_shared(repo: Corpus) -> None:
     text_messages(request.messages, "en", "python")
     native_messages(request.messages)
     assert json.dumps(request.messages) == before  # converting never mutates the request
+
+
+# ----------------------------------------------------------------------------- what real servers accept
+
+
+def test_native_messages_are_what_llama_cpp_vllm_and_ollama_accept() -> None:
+    messages = [
+        {"role": "system", "content": "S"},
+        {"role": "user", "content": "a"},
+        {"role": "assistant", "content": None, "tool_calls": [tool_call("f", {"x": 1}, "call_0_0"), tool_call("g", {}, "call_0_1")]},
+        {"role": "tool", "tool_call_id": "call_0_1", "name": "g", "content": "[]"},  # answered out of order
+        {"role": "tool", "tool_call_id": "call_0_0", "name": "f", "content": {"ok": True}},
+        {"role": "user", "content": "b"},
+        {"role": "assistant", "tool_calls": [{"id": "call_0_0", "type": "function", "function": {"name": "f", "arguments": {"x": 2}}}]},  # an id used again
+        {"role": "tool", "tool_call_id": "call_0_0", "content": "1"},
+        {"role": "assistant", "content": "", "tool_calls": [tool_call("h", {}, "c9")]},
+        {"role": "tool", "tool_call_id": "nowhere", "content": "2"},  # names no call: pairs with the one unanswered
+    ]
+    native = native_messages(messages)
+    assistants = [m for m in native if m["role"] == "assistant"]
+    assert all(m["content"] == "" for m in assistants)  # never null, never left out (llama-cpp-python answers 500 to both)
+    ids = [entry["id"] for m in assistants for entry in m["tool_calls"]]
+    assert ids == ["call00000", "call00001", "call00002", "call00003"] and all(len(i) == 9 and i.isalnum() for i in ids)
+    assert [m["tool_call_id"] for m in native if m["role"] == "tool"] == ["call00001", "call00000", "call00002", "call00003"]
+    assert assistants[1]["tool_calls"][0]["function"]["arguments"] == '{"x": 2}'  # arguments travel as a JSON string
+    assert native[4] == {"role": "tool", "tool_call_id": "call00000", "content": '{"ok": true}'}  # no "name": not in the protocol
+    assert all(set(m) <= {"role", "content", "tool_calls", "tool_call_id"} for m in native)
+
+
+def test_patterns_are_spelled_out_with_the_same_matches() -> None:
+    import re
+
+    assert plain_pattern(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}$") == "^[0-9]{4}-[0-9]{2}-[0-9]{2}T[0-9]{2}:[0-9]{2}$"
+    assert plain_pattern(r"^[\d-]+\.x\+$") == "^[0-9-]+[.]x[+]$"
+    assert plain_pattern(r"^\D\W$") == "^[^0-9][^A-Za-z0-9_]$" and plain_pattern(r"^[A-Z]{3}$") == "^[A-Z]{3}$"
+    samples = ["2024-06-11T19:00", "2024-6-11", "a b", "x.y", "x_y", "+86 138", "\t", "é", "12", "-", "]", "a\\b"]
+    for pattern in (r"^\d{4}-\d{1,2}-\d{2}(T\d{2}:\d{2})?$", r"^[^@\s]+\.\w+$", r"^\+?\d[\d ]*$", r"^\s$", r"^[\d\]-]+$", r"^\S+$", r"^a\\b$"):
+        for text in samples:  # on ASCII whitespace, Python's escapes under re.ASCII are ECMA-262's
+            assert (re.fullmatch(plain_pattern(pattern), text) is not None) == (re.fullmatch(pattern, text, re.ASCII) is not None), (pattern, text)
+    for space in ("\u3000", "\ufeff", "\u00a0", "\u2028"):  # ECMA-262's \s has the Unicode spaces too
+        assert re.fullmatch(plain_pattern(r"^\s$"), space) and not re.fullmatch(plain_pattern(r"^\S$"), space)
+    tools = [{"type": "function", "function": {"name": "f", "parameters": {"properties": {"d": {"type": "string", "pattern": r"^\d+$"}, "pattern": {"type": "string"}}}}}]
+    sent = wire_tools(tools)
+    assert sent[0]["function"]["parameters"]["properties"] == {"d": {"type": "string", "pattern": "^[0-9]+$"}, "pattern": {"type": "string"}}
+    assert tools[0]["function"]["parameters"]["properties"]["d"]["pattern"] == r"^\d+$"  # the request's own tools are untouched
+
+
+def test_a_request_with_tools_asks_for_a_tool_choice_and_sends_plain_patterns(repo: Corpus) -> None:
+    tools = [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object", "properties": {"t": {"type": "string", "pattern": r"^\d{2}$"}}}}}]
+    with OpenAIServer(scripted(Reply(tool_calls=[tool_call("f", {"t": "12"})]), "plain")) as server:
+        client, _ = client_for(server)
+
+        async def go() -> None:
+            try:
+                await client.chat([{"role": "user", "content": "hi"}], tools=tools)
+                await client.chat([{"role": "user", "content": "hi"}])
+            finally:
+                await client.close()
+
+        asyncio.run(go())
+        with_tools, without = (r.body for r in server.chat_requests)
+    # llama-cpp-python's chatml-function-calling leaves the tools out unless a tool choice is asked for
+    assert with_tools["tool_choice"] == "auto" and with_tools["tools"] == wire_tools(tools)
+    assert with_tools["tools"][0]["function"]["parameters"]["properties"]["t"]["pattern"] == "^[0-9]{2}$"
+    assert "tool_choice" not in without and "tools" not in without
+
+
+# ----------------------------------------------------------------------------- server errors that repeat
+
+
+def ask_twice(client: ChatClient) -> list[object]:
+    """Two requests in a row; each outcome is the result or the exception."""
+
+    async def go() -> list[object]:
+        outcomes: list[object] = []
+        try:
+            for text in ("first", "second"):
+                try:
+                    outcomes.append(await client.chat([{"role": "user", "content": text}]))
+                except (EndpointError, RequestRejected) as error:
+                    outcomes.append(error)
+        finally:
+            await client.close()
+        return outcomes
+
+    return asyncio.run(go())
+
+
+def test_a_server_error_repeated_for_one_request_rejects_that_request() -> None:
+    def respond(request: ChatRequest) -> str | Reply:
+        if request.last_user_message == "second":
+            return Reply(status=500, error="'dict object' has no attribute 'content'")  # the same every time
+        return "fine"
+
+    with OpenAIServer(respond) as server:
+        client, slept = client_for(server, max_retries=4, backoff=1.0)
+        first, second = ask_twice(client)
+        assert server.count("/v1/chat/completions") == 1 + 2  # not retried past the repetition
+    assert first.content == "fine"  # type: ignore[attr-defined]
+    assert isinstance(second, RequestRejected) and "HTTP 500: 'dict object' has no attribute 'content'" in str(second) and "the same answer 2 times" in str(second)
+    assert slept == [1.0] and client.usage.rejected == 1
+
+
+def test_a_repeated_server_error_before_any_answer_stops_the_run() -> None:
+    with OpenAIServer(always(Reply(status=500, error="7 validation errors"))) as server:
+        client, _ = client_for(server, max_retries=4)
+        with pytest.raises(EndpointError, match="answered HTTP 500: 7 validation errors to the same request 2 times and has answered no request yet"):
+            ask(client)
+        assert server.count("/v1/chat/completions") == 2
+
+
+def test_server_errors_that_change_are_retried_and_unavailable_is_never_the_requests() -> None:
+    script = scripted(Reply(status=500, error="boom 1"), Reply(status=500, error="boom 2"), "fine")
+    with OpenAIServer(script) as server:
+        client, _ = client_for(server, max_retries=4, backoff=0.01)
+        assert ask(client).content == "fine"  # type: ignore[attr-defined]
+    with OpenAIServer(scripted("fine", then=Reply(status=503, error="overloaded"))) as server:
+        client, _ = client_for(server, max_retries=2, backoff=0.01)
+        _, second = ask_twice(client)
+        assert isinstance(second, EndpointError) and "kept failing after 3 attempts" in str(second)
+
+
+def test_the_same_server_error_on_five_requests_in_a_row_stops_the_run() -> None:
+    texts = iter(range(100))
+
+    def respond(request: ChatRequest) -> str | Reply:
+        return "fine" if request.last_user_message == "0" else Reply(status=500, error="model unloaded")
+
+    with OpenAIServer(respond) as server:
+        client, _ = client_for(server, max_retries=1, backoff=0.0)
+
+        async def go() -> list[object]:
+            outcomes: list[object] = []
+            try:
+                for _ in range(7):
+                    try:
+                        outcomes.append(await client.chat([{"role": "user", "content": str(next(texts))}]))
+                    except (EndpointError, RequestRejected) as error:
+                        outcomes.append(error)
+            finally:
+                await client.close()
+            return outcomes
+
+        outcomes = asyncio.run(go())
+    assert [type(o).__name__ for o in outcomes] == ["ChatResult", *["RequestRejected"] * 4, "EndpointError", "EndpointError"]
+    assert "answered HTTP 500: model unloaded to the last 5 requests" in str(outcomes[5])
+
+
+def test_a_rejection_naming_a_server_option_stops_the_run() -> None:
+    said = '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set'
+    with OpenAIServer(always(Reply(status=400, error=said))) as server:
+        client, _ = client_for(server)
+        with pytest.raises(EndpointError, match=r"is not set up for this request: HTTP 400: .*--enable-auto-tool-choice.*docs/running\.md"):
+            ask(client)
+
+
+# ----------------------------------------------------------------------------- tools left out of the prompt
+
+
+def chats_with_tools(client: ChatClient, times: int) -> None:
+    tools = [{"type": "function", "function": {"name": "f", "description": "d", "parameters": {"type": "object", "properties": {}}}}]
+
+    async def go() -> None:
+        try:
+            for _ in range(times):
+                await client.chat([{"role": "user", "content": "hi"}], tools=tools)
+        finally:
+            await client.close()
+
+    asyncio.run(go())
+
+
+@pytest.mark.parametrize(("reads_tools", "reply", "probes"), [(False, "text", 1), (True, "text", 0), (False, "call", 0)])
+def test_tools_left_out_of_the_prompt_are_reported_once(reads_tools: bool, reply: str, probes: int) -> None:
+    answer = Reply(content="I cannot call anything.") if reply == "text" else Reply(tool_calls=[tool_call("f", {})])
+    warnings: list[str] = []
+    with OpenAIServer(always(answer), tools_in_prompt=reads_tools) as server:
+        client, _ = client_for(server)
+        client.on_warning = warnings.append
+        chats_with_tools(client, 6)
+        probe_requests = [r for r in server.chat_requests if r.body.get("max_tokens") == 1]
+    assert len(warnings) == probes
+    # the probe runs once, after three replies without a call; a model that calls is never probed
+    assert len(probe_requests) == (2 if reply == "text" else 0)
+    if probes:
+        assert "leaves the tools out of the prompt" in warnings[0] and "--chat_format chatml-function-calling" in warnings[0]
+        bare, armed = (r.body for r in probe_requests)
+        assert "tools" not in bare and armed["tools"][0]["function"]["name"] == "report_weather" and armed["tool_choice"]["type"] == "function"

@@ -71,3 +71,26 @@ def test_smollm_prompt_mode_end_to_end(tmp_path: Path, local_llm: LocalLLM, monk
     assert [s["status"] for s in manifest["sessions"]] == ["complete", "complete"]
     tokens = sum(s["usage"]["total_tokens"] for s in manifest["sessions"])
     print(f"\nSmolLM2 end to end: {len(written)} records, {tokens} tokens, {elapsed:.1f} s; overall {report['overall']['score']}")
+
+
+def test_fc_mode_on_a_server_that_drops_the_tools_says_so_once(tmp_path: Path, local_llm: LocalLLM, monkeypatch: pytest.MonkeyPatch) -> None:
+    """llama-cpp-python started without a function-calling chat format renders the model's own
+    template, which has no place for tools: they vanish from the prompt and the model never calls.
+    The run says so once (not per request) and keeps the warning in the manifest."""
+    monkeypatch.delenv("OPENAI_API_KEY", raising=False)
+    out = tmp_path / "dropped.jsonl"
+    result = CliRunner().invoke(
+        cli,
+        [
+            "run", "--model", local_llm.model, "--base-url", local_llm.base_url, "--mode", "fc", "--out", str(out),
+            "--style", "minimal", "--lang", "en", "--limit", "1", "--max-tokens", "16", "--concurrency", "1", "--timeout", "300",
+            "--category", "normal/single_turn", "--category", "special", "--repo", str(FIXTURE),
+        ],
+        catch_exceptions=False,
+    )  # fmt: skip
+    assert result.exit_code == 0, result.output
+    assert result.stderr.count("leaves the tools out of the prompt") == 1, result.stderr
+    assert "--chat_format chatml-function-calling" in result.stderr  # what to do about it
+    manifest = json.loads(Path(str(out) + ".manifest.json").read_text(encoding="utf-8"))
+    assert [len(s.get("warnings", [])) for s in manifest["sessions"]] == [1]
+    assert len(out.read_text(encoding="utf-8").splitlines()) == 5  # every record is still written

@@ -15,6 +15,9 @@ Every request is recorded (thread-safe) so tests can count what the client reall
         ...
         assert server.count("/v1/chat/completions") == 3
 
+Prompt tokens are the words of the messages and, like a server that reads them, of the request's
+``tools``; ``OpenAIServer(tools_in_prompt=False)`` is a server whose chat template drops them.
+
 Helpers build responders: :func:`scripted` (replies in order), :func:`always`, :func:`by_model`
 (one responder per requested model), :func:`tool_call` (a call entry in OpenAI's shape).
 """
@@ -143,8 +146,10 @@ class OpenAIServer:
         models: Iterable[str] = ("test-model",),
         api_key: str | None = None,
         models_status: int = 200,
+        tools_in_prompt: bool = True,
     ) -> None:
         self.responder: Responder = responder or always("ok")
+        self.tools_in_prompt = tools_in_prompt  # False: a server whose chat template drops the request's tools
         self.models = list(models)
         self.api_key = api_key  # when set, requests without "Authorization: Bearer <key>" get 401
         self.models_status = models_status  # e.g. 404 for servers without GET /models
@@ -214,12 +219,14 @@ class OpenAIServer:
         return not self._stopping.wait(seconds) if seconds > 0 else True
 
 
-def _completion_body(request: ChatRequest, reply: Reply) -> dict[str, Any]:
+def _completion_body(request: ChatRequest, reply: Reply, tools_in_prompt: bool = True) -> dict[str, Any]:
     message: dict[str, Any] = {"role": "assistant", "content": reply.content}
     if reply.tool_calls:
         message["tool_calls"] = reply.tool_calls
     finish = reply.finish_reason or ("tool_calls" if reply.tool_calls else "stop")
     prompt_tokens = sum(len(str(m.get("content") or "").split()) for m in request.messages)
+    if tools_in_prompt and isinstance(request.body, dict) and request.body.get("tools"):
+        prompt_tokens += len(json.dumps(request.body["tools"]).split())  # the schemas are read, and counted
     completion_tokens = len((reply.content or "").split())
     return {
         "id": f"chatcmpl-{request.index}",
@@ -327,7 +334,7 @@ def _handler_for(server: OpenAIServer) -> type[BaseHTTPRequestHandler]:
             if body.get("stream"):
                 self._stream(request, reply)
             else:
-                self._send_json(200, _completion_body(request, reply), reply.headers)
+                self._send_json(200, _completion_body(request, reply, server.tools_in_prompt), reply.headers)
 
         def _stream(self, request: ChatRequest, reply: Reply) -> None:
             self.send_response(200)

@@ -26,7 +26,10 @@ def resolve_root(repo_root: str | Path | None) -> Path:
     from validator.loading import find_repo_root
 
     if repo_root is None:
-        return find_repo_root(Path.cwd())
+        found = find_repo_root(Path.cwd())
+        if not any((found / marker).exists() for marker in _MARKERS):  # not "no findings" outside a clone
+            raise UserError(f"no callbank repository at or above {Path.cwd()} (no callbank.yaml, specs/, dialogues/ or sandboxes/): run inside a clone, or pass --repo")
+        return found
     root = Path(repo_root)
     if not root.exists():
         raise UserError(f"--repo {repo_root}: no such folder")

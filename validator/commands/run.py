@@ -180,6 +180,13 @@ class _Progress:
                 self.bar.set_postfix_str(f"{tokens:,} tok", refresh=False)
             self.bar.update(1)
 
+    def write(self, line: str) -> None:
+        """A line on standard error that leaves the bar intact."""
+        if self.bar is not None:
+            self.bar.write(line, file=sys.stderr)
+        else:
+            click.echo(line, err=True)
+
     def close(self) -> None:
         if self.bar is not None:
             self.bar.close()
@@ -268,6 +275,11 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
         if not todo:
             click.echo(f"nothing to do: all {len(jobs)} selected record(s) are already in {options.out}", err=True)
             return 0
+        from validator.models.estimate import Pace, describe_plan, plan_load
+
+        planned, loads = plan_load(todo, corpus.specs, syntax, options.style)
+        if remote:
+            click.echo(describe_plan(planned, options.langs) + (f" ({state.skipped:,} already in {options.out})" if state.skipped else ""), err=True)
         session: dict[str, Any] = {
             "started": _now(), "status": "running", "langs": list(options.langs), "categories": list(options.categories),
             "limit": options.limit, "concurrency": options.concurrency, "planned": len(jobs), "skipped": state.skipped,
@@ -299,11 +311,24 @@ async def _session(options: RunOptions, endpoints: _Endpoints, syntax: str, stat
         )  # fmt: skip
         writer = RecordWriter(options.out)
         progress = _Progress(len(todo), options.progress, options.model)
+        pace = Pace(loads)
+        if remote:
+
+            def warn(message: str) -> None:  # said once, and kept with the session
+                session.setdefault("warnings", []).append(message)
+                progress.write(f"warning: {message}")
+
+            endpoints.model.on_warning = warn
+        began = time.monotonic()  # the pace counts from the first request, not from loading the corpus
+        load_of = {job.key: load for job, load in zip(todo, loads, strict=True)}
 
         def on_record(job: Any, record: dict[str, Any]) -> None:
             writer.write(record)
             state.written += 1
             progress.update(endpoints.model.usage.total_tokens if remote else None)
+            estimate = pace.record(load_of[job.key], time.monotonic() - began) if remote else None
+            if estimate is not None:
+                progress.write(estimate)
 
         status = "failed"
         try:

@@ -1,4 +1,5 @@
-"""Canonical JSON: the one text form of nested data in the dataset and in content hashes."""
+"""JSON text of nested data: canonical (sorted keys) for content hashes, in the data's own key
+order for the dataset's columns."""
 
 from __future__ import annotations
 
@@ -10,6 +11,13 @@ from typing import Any
 def canonical_json(value: Any) -> str:
     """Sorted keys, real UTF-8 characters, no spaces: equal data gives equal text."""
     return json.dumps(value, sort_keys=True, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
+
+
+def data_json(value: Any) -> str:
+    """The data's own key order, real UTF-8 characters, no spaces: what the dataset stores. Key
+    order is data too — a sandbox lists a product's variants in the order its state gives them —
+    and the source's order is as fixed as a sorted one, so builds stay byte-identical."""
+    return json.dumps(value, ensure_ascii=False, separators=(",", ":"), allow_nan=False)
 
 
 def sha256_of(value: Any) -> str:

@@ -28,6 +28,7 @@ from typing import Any
 import jsonschema_rs
 
 from validator.corpus.schemawalk import map_schemas, plain
+from validator.schemas import error_message
 
 LOCAL_KEYWORD = "x-local"
 # custom format names: they appear in messages ('"9:30" is not a "local time HH:MM[:SS]"')
@@ -107,7 +108,7 @@ class Compiled:
         try:
             if self._validator.is_valid(value):
                 return []
-            return [Problem("".join(f"/{t}" for t in error.instance_path), _explained(error.message)) for error in self._validator.iter_errors(value)]
+            return [Problem("".join(f"/{t}" for t in error.instance_path), _explained(error_message(error))) for error in self._validator.iter_errors(value)]
         except ValueError as error:  # a value jsonschema-rs cannot read (not JSON data)
             return [Problem("", str(error))]
 

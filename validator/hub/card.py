@@ -13,7 +13,7 @@ from typing import Any
 
 import yaml
 
-from validator import __version__
+from validator import __version__, project
 from validator.hub.configs import SPLITS, Config, data_path
 from validator.hub.records import COLUMNS
 from validator.review.gate import ReviewSummary
@@ -30,7 +30,7 @@ _TYPE_NAMES = {
     "bool": "bool",
     "int": "int64",
     "strings": "list of strings",
-    "json": "canonical JSON text",
+    "json": "JSON text",
 }
 _KIND_TITLES = {"case": "Case configs", "scenario": "Agent configs", "api": "`apis`", "sandbox": "`sandboxes`"}
 
@@ -69,7 +69,8 @@ def render_card(configs: Sequence[Config], review: ReviewSummary, repo_id: str =
         parts.append(preview_notice(review))
     parts += [_configs_section(configs, splits), _counts_section(configs, splits), review_section(review)]
     parts += [columns_section({c.kind for c in configs}), _LOADING.replace("<org>/callbank", repo_id), _OUTPUT_FORMAT, _SCORING]
-    parts += [_REPRODUCIBILITY, _CITATION.format(version=__version__)]
+    links = {"repository": project.REPOSITORY, "homepage": project.HOMEPAGE, "dataset": project.DATASET_URL}
+    parts += [_REPRODUCIBILITY, _LINKS.format(**links), _CITATION.format(version=__version__, year=project.CITATION_YEAR, title=project.TITLE, **links)]
     return "\n\n".join(part.strip("\n") for part in parts) + "\n"
 
 
@@ -172,8 +173,9 @@ Configs with no item are left out.
 
 _COLUMNS_NOTE = """
 Fixed-shape fields are real columns. Nested, heterogeneous values (dialogue turns, answers,
-parameter schemas, states, milestones) are **canonical JSON text**: keys sorted, UTF-8 characters
-as themselves (`ensure_ascii=False`), no spaces (separators `,` and `:`). Decode them with
+parameter schemas, states, milestones) are **JSON text**: keys in the order of the source file
+(a sandbox reads its state in that order), UTF-8 characters as themselves (`ensure_ascii=False`),
+no spaces (separators `,` and `:`). Decode them with
 `json.loads`. A null cell means the source file has no such field. Derived columns repeat data
 from other configs so each row is self-contained.
 
@@ -268,15 +270,26 @@ execution check fails or any review is pending or rejected, and `callbank publis
 case or scenario without an accepted review unless `--allow-unreviewed` marks the dataset a preview.
 """
 
+_LINKS = """
+## Links
+
+- Repository (the YAML sources, the `callbank` package, issues and contributions): <{repository}>
+- Homepage: <{homepage}>
+- Dataset: <{dataset}>
+- Licence: Apache-2.0 (`LICENSE` in the repository); how to cite: `CITATION.cff` in the repository
+"""
+
 _CITATION = """
 ## Citation
 
 ```bibtex
-@misc{{callbank,
-  title  = {{callbank: a bilingual benchmark of tool use, kept as a declarative repository}},
-  author = {{{{callbank contributors}}}},
-  note   = {{Dataset built with callbank {version}}},
-  howpublished = {{Hugging Face dataset}}
+@misc{{callbank{year},
+  title        = {{{title}}},
+  author       = {{{{callbank contributors}}}},
+  year         = {{{year}}},
+  url          = {{{dataset}}},
+  howpublished = {{Hugging Face dataset}},
+  note         = {{Built with callbank {version}; sources at {repository}}}
 }}
 ```
 """

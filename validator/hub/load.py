@@ -13,6 +13,9 @@ A local folder is read directly; anything else is taken as a Hub dataset id and 
 
 from __future__ import annotations
 
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +25,7 @@ from validator.corpus.config import CONFIG_FILE
 from validator.hub.configs import SPLITS, kind_of_config
 from validator.hub.parquet import read_records
 from validator.hub.records import COLUMNS, KEY_COLUMN, to_source
+from validator.loading import CorpusDumper
 
 
 class LoadError(Exception):
@@ -118,13 +122,21 @@ def materialize(path_or_repo: str | Path, dest: Path, revision: str | None = Non
     return sorted(written)
 
 
+@contextmanager
+def materialized(path_or_repo: str | Path, revision: str | None = None) -> Iterator[Path]:
+    """The dataset written out as a corpus in a temporary folder, removed when the block ends."""
+    with tempfile.TemporaryDirectory(prefix="callbank-dataset-") as folder:
+        materialize(path_or_repo, Path(folder), revision)
+        yield Path(folder)
+
+
 _SCHEMAS = {"case": "case", "api": "api", "scenario": "scenario", "state": "state"}
 
 
 def _write_yaml(dest: Path, path: str, schema: str, data: Any) -> str:
     depth = path.count("/")
     comment = f"# yaml-language-server: $schema={'../' * depth}schemas/{schema}.schema.json\n"
-    body = yaml.safe_dump(data, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1000)
+    body = yaml.dump(data, Dumper=CorpusDumper, allow_unicode=True, sort_keys=False, default_flow_style=False, width=1000)
     _write_text(dest, path, comment + body)
     return path
 

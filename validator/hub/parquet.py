@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from validator.corpus.canonical import canonical_json
+from validator.corpus.canonical import data_json
 from validator.hub.records import Column
 
 if TYPE_CHECKING:
@@ -42,12 +42,13 @@ def arrow_schema(columns: Sequence[Column]) -> pa.Schema:
 
 
 def encode(record: dict[str, Any], columns: Sequence[Column]) -> dict[str, Any]:
-    """A decoded record as a row: JSON columns become canonical JSON text, absent fields null."""
+    """A decoded record as a row: JSON columns become compact JSON text in the data's own key order
+    (``validator.corpus.canonical.data_json``), absent fields null."""
     row: dict[str, Any] = {}
     for column in columns:
         value = record.get(column.name)
         if value is not None and column.type == "json":
-            value = canonical_json(value)
+            value = data_json(value)
         row[column.name] = value
     return row
 

@@ -9,7 +9,7 @@ the states and policies a scenario runs with) are conveniences for consumers; ``
 ignores them.
 
 Column types: ``string``, ``bool``, ``int``, ``strings`` (list of strings) are real Arrow
-columns; ``json`` columns hold canonical JSON text (``validator.corpus.canonical``) because their
+columns; ``json`` columns hold JSON text (``validator.corpus.canonical.data_json``) because their
 values are nested and heterogeneous. A null cell means "the source has no such field".
 """
 

@@ -20,6 +20,7 @@ from validator.errors import UserError
 from validator.hub.load import LoadError, materialize
 from validator.scoring.evaluate import score_predictions
 from validator.scoring.report import REPORTERS
+from validator.scoring.runinfo import choose_units
 
 
 def parser() -> argparse.ArgumentParser:
@@ -27,18 +28,20 @@ def parser() -> argparse.ArgumentParser:
     parser.add_argument("predictions", type=Path, help="the predictions file")
     parser.add_argument("--format", dest="output_format", choices=sorted(REPORTERS), default="text", help="report format")
     parser.add_argument("--out", type=Path, default=None, help="write the report to this file instead of standard output")
-    parser.add_argument("--lang", choices=("all", *LANGS), default="all", help="languages to score")
-    parser.add_argument("--category", dest="categories", action="append", default=[], metavar="PREFIX", help="score only these categories (repeatable)")
+    parser.add_argument("--lang", choices=("all", *LANGS), default=None, help="languages to score (default: the run's, else all)")
+    parser.add_argument("--category", dest="categories", action="append", default=[], metavar="PREFIX", help="score only these categories (repeatable; default: the run's)")
+    parser.add_argument("--limit", type=int, default=None, help="the first N cases of each category and N scenarios of each agent category (default: the run's)")
+    parser.add_argument("--all", dest="everything", action="store_true", help="score every unit; those the run did not cover count as missing")
     return parser
 
 
 def main(folder: Path, argv: Sequence[str]) -> int:
     args = parser().parse_args(list(argv))  # a usage error exits with status 2
-    langs = LANGS if args.lang == "all" else (args.lang,)
     with tempfile.TemporaryDirectory(prefix="callbank-score-") as tmp:
         try:
+            selections, about, notes = choose_units(args.predictions, args.lang, args.categories, args.limit, everything=args.everything)
             materialize(folder, Path(tmp))
-            return score_predictions(args.predictions, root=Path(tmp), output_format=args.output_format, out=args.out, langs=langs, categories=args.categories)
+            return score_predictions(args.predictions, root=Path(tmp), output_format=args.output_format, out=args.out, selections=selections, about=about, notes=notes)
         except (LoadError, UserError) as error:
             print(f"score.py: {error}", file=sys.stderr)
             return 2

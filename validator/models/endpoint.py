@@ -27,6 +27,7 @@ import asyncio
 import ipaddress
 import json
 import os
+import re
 import time
 from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass, field
@@ -44,6 +45,28 @@ from validator.transport import Backoff, TransportFailure, call_with_retries, de
 
 NO_KEY = "no-key"  # the SDK wants a key even for a local server that ignores it
 REJECTED_STATUS = frozenset({400, 413, 422})
+UNAVAILABLE_STATUS = frozenset({502, 503, 504})  # "try later": retried, and the run stops when they last
+FAILING_STREAK = 5  # requests in a row answered by one repeated server error: the server, not the requests
+# server options a rejection may name: the server is not set up for the run, no request will pass
+SERVER_OPTIONS = re.compile(r"--(?:enable-auto-tool-choice|tool-call-parser|jinja|chat[_-]format)\b|does not support tools")
+# the tool of probe_tools: its schema is some 60 tokens in any tokenizer
+PROBE_TOOL: dict[str, Any] = {
+    "type": "function",
+    "function": {
+        "name": "report_weather",
+        "description": "Report the current weather conditions for a named city, in the unit the user prefers.",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "city": {"type": "string", "description": "Name of the city, for example Hangzhou."},
+                "unit": {"type": "string", "enum": ["celsius", "fahrenheit"], "description": "Temperature unit."},
+            },
+            "required": ["city"],
+        },
+    },
+}
+TOOLLESS_REPLIES = 3  # replies without a call before the tools are probed
+PROBE_MIN_TOKENS = 16  # fewer extra prompt tokens with PROBE_TOOL than this: the tool was dropped
 PROBE_TIMEOUT = 15.0
 LOCAL_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
 
@@ -147,6 +170,11 @@ class ChatClient:
     sleep: Sleep = asyncio.sleep
     usage: Usage = field(default_factory=Usage)
     _clients: dict[int, openai.AsyncOpenAI] = field(default_factory=dict, repr=False)
+    on_warning: Callable[[str], None] | None = None  # told once when the server leaves the tools out
+    _answered: int = field(default=0, repr=False)  # requests answered so far
+    _failing: list[str] = field(default_factory=list, repr=False)  # repeated server errors since the last answer
+    _toolless: int = field(default=0, repr=False)  # replies to requests with tools, none of them a call
+    _tools_seen: bool = field(default=False, repr=False)  # a call came back, or the tools were probed
 
     def _client(self) -> openai.AsyncOpenAI:
         # an httpx connection pool belongs to one event loop: one SDK client per loop
@@ -163,7 +191,25 @@ class ChatClient:
         self._clients = {}
 
     async def _with_retries(self, call: Callable[[openai.AsyncOpenAI], Awaitable[Any]]) -> tuple[Any, int]:
-        """(result, attempts) of call, retrying transient failures within the bound."""
+        """(result, attempts) of call, retrying transient failures within the bound.
+
+        A server error that comes back identical on the next attempt is this request's, not
+        the server's passing trouble (llama-cpp-python's HTTP 500 on a message shape it cannot
+        render): it is not retried further, and the request is rejected — unless the server
+        has answered nothing yet, or keeps failing so on every request, when the run stops.
+        Gateway and overload statuses (502, 503, 504) say "later", and are retried as before.
+        """
+        seen: list[str] = []
+
+        async def attempt() -> Any:
+            try:
+                return await call(self._client())
+            except openai.APIStatusError as error:
+                said = describe(error)
+                if error.status_code >= 500 and error.status_code not in UNAVAILABLE_STATUS and seen and seen[-1] == said:
+                    raise _RepeatedServerError(error, len(seen) + 1) from error
+                seen.append(said)
+                raise
 
         def count_retry(wait: float) -> None:
             self.usage.retries += 1
@@ -172,17 +218,21 @@ class ChatClient:
             self.usage.requests += 1
 
         try:
-            return await call_with_retries(
-                lambda: call(self._client()),
+            result = await call_with_retries(
+                attempt,
                 retries=self.config.max_retries,
                 backoff=self.config.backoff_policy,
                 sleep=self.sleep,
                 on_attempt=count_request,
                 on_retry=count_retry,
             )
+        except _RepeatedServerError as repeated:
+            raise self._server_fails(repeated) from repeated.error
         except TransportFailure as failure:
             error, status, url = failure.error, status_of(failure.error), self.config.base_url
             if status in REJECTED_STATUS:
+                if _names_server_option(describe(error)):
+                    raise EndpointError(f"{url} is not set up for this request: {describe(error)} (docs/running.md has a recipe per server)") from error
                 self.usage.rejected += 1
                 raise RequestRejected(describe(error)) from error
             if status in (401, 403):
@@ -191,6 +241,20 @@ class ChatClient:
                 raise EndpointError(f"{url}: {describe(error)}") from error
             tries = f" after {failure.attempts} attempts" if failure.attempts > 1 else ""
             raise EndpointError(f"{url} kept failing{tries}: {describe(error)}") from error
+        self._answered += 1
+        self._failing = []
+        return result
+
+    def _server_fails(self, repeated: _RepeatedServerError) -> Exception:
+        """What a server error repeated for one request becomes: this record's error, or the end of the run."""
+        said, url = describe(repeated.error), self.config.base_url
+        self._failing.append(said)
+        if not self._answered:
+            return EndpointError(f"{url} answered {said} to the same request {repeated.attempts} times and has answered no request yet; is the server set up as docs/running.md says?")
+        if len(self._failing) >= FAILING_STREAK and len(set(self._failing[-FAILING_STREAK:])) == 1:
+            return EndpointError(f"{url} answered {said} to the last {FAILING_STREAK} requests; it no longer serves this run")
+        self.usage.rejected += 1
+        return RequestRejected(f"{said} (the same answer {repeated.attempts} times: the server cannot serve this request)")
 
     async def chat(self, messages: Sequence[Mapping[str, Any]], tools: Sequence[Mapping[str, Any]] | None = None) -> ChatResult:
         options: dict[str, Any] = {"model": self.config.model, "messages": list(messages), "temperature": self.config.temperature}
@@ -199,7 +263,10 @@ class ChatClient:
         if self.config.seed is not None:
             options["seed"] = self.config.seed
         if tools:
-            options["tools"] = list(tools)
+            options["tools"] = wire_tools(tools)
+            # the protocol's default, said out loud: llama-cpp-python's function-calling chat
+            # format leaves the tools out of the prompt unless a request asks for a tool choice
+            options["tool_choice"] = "auto"
         started = time.monotonic()
         response, attempts = await self._with_retries(lambda client: client.chat.completions.create(**options))
         latency = time.monotonic() - started
@@ -212,7 +279,70 @@ class ChatClient:
         if choice is not None and choice.finish_reason:
             usage["finish_reason"] = choice.finish_reason
         content = message.content if message is not None else None
-        return ChatResult(content, _tool_call_dicts(getattr(message, "tool_calls", None)), usage)
+        result = ChatResult(content, _tool_call_dicts(getattr(message, "tool_calls", None)), usage)
+        if tools:
+            await self._watch_tools(bool(result.tool_calls))
+        return result
+
+    async def _watch_tools(self, called: bool) -> None:
+        """After TOOLLESS_REPLIES replies to requests with tools and not one call, ask once
+        whether the server reads the tools at all (:meth:`probe_tools`); tell ``on_warning``."""
+        if self._tools_seen:
+            return
+        if called:
+            self._tools_seen = True
+            return
+        self._toolless += 1
+        if self._toolless < TOOLLESS_REPLIES:
+            return
+        self._tools_seen = True
+        try:
+            warning = await self.probe_tools()
+        except (EndpointError, RequestRejected):
+            return  # the run's own requests with tools were served; the probe adds nothing
+        if warning is not None and self.on_warning is not None:
+            self.on_warning(warning)
+
+    async def probe_tools(self) -> str | None:
+        """Whether the server puts a request's ``tools`` in the prompt (asked in ``--mode fc`` when
+        the first replies make no call: a model that never calls may simply not see the tools).
+
+        Two one-token requests, the same two messages, without and with a tool: a server that lets
+        its chat template drop the tools (llama-cpp-python without a function-calling chat
+        format; a model whose template has no place for them) counts the same prompt tokens
+        for both. The tool is forced by name, so no server spends more than the one token.
+        Returns a warning to show once, or None; EndpointError when the server refuses tools
+        (vLLM without ``--enable-auto-tool-choice``, an Ollama model without tool support).
+        """
+        # a system message: llama-cpp-python's chatml-function-calling lists the tools inside it
+        messages = [{"role": "system", "content": "You are a helpful assistant."}, {"role": "user", "content": "ping"}]
+        options: dict[str, Any] = {"model": self.config.model, "messages": messages, "max_tokens": 1, "temperature": 0.0}
+        named = {"type": "function", "function": {"name": PROBE_TOOL["function"]["name"]}}
+        bare, _ = await self._with_retries(lambda client: client.chat.completions.create(**options))
+        armed: Any = None
+        refusal = ""
+        for choice in (named, "auto"):  # a server may know only the string choices
+
+            def ask(client: openai.AsyncOpenAI, choice: Any = choice) -> Awaitable[Any]:
+                armed_options: dict[str, Any] = {**options, "tools": [PROBE_TOOL], "tool_choice": choice}
+                return client.chat.completions.create(**armed_options)
+
+            try:
+                armed, _ = await self._with_retries(ask)
+                break
+            except RequestRejected as error:
+                refusal = str(error)
+        if armed is None:
+            raise EndpointError(f"{self.config.base_url} refuses requests with tools ({refusal}); --mode fc needs a server set up for tool calls (docs/running.md), or use --mode prompt")
+        without = _token_usage(getattr(bare, "usage", None)).get("prompt_tokens")
+        with_tool = _token_usage(getattr(armed, "usage", None)).get("prompt_tokens")
+        if not without or not with_tool or with_tool - without >= PROBE_MIN_TOKENS:
+            return None
+        return (
+            f"{self.config.base_url} leaves the tools out of the prompt ({without} prompt tokens without a tool, {with_tool} with one): "
+            f"in --mode fc the model never sees the APIs. Start llama-cpp-python with --chat_format chatml-function-calling, "
+            f"llama-server with --jinja, vLLM with --enable-auto-tool-choice --tool-call-parser <parser>; or run --mode prompt"
+        )
 
     async def preflight(self) -> None:
         """Prove, before any work, that the endpoint answers and serves the model (EndpointError)."""
@@ -255,6 +385,19 @@ class ChatClient:
             raise EndpointError(f"cannot reach {url}: {describe(error)}") from None
 
 
+class _RepeatedServerError(Exception):
+    """A server error answered twice in a row to one request (passes through the retry loop)."""
+
+    def __init__(self, error: openai.APIStatusError, attempts: int) -> None:
+        super().__init__(describe(error))
+        self.error = error
+        self.attempts = attempts
+
+
+def _names_server_option(said: str) -> bool:
+    return SERVER_OPTIONS.search(said) is not None
+
+
 def _serves(served: Sequence[str], model: str) -> bool:
     # Ollama lists "llama3.2:latest" and answers to "llama3.2"
     return model in served or f"{model}:latest" in served
@@ -290,15 +433,119 @@ def _tool_call_dicts(calls: Any) -> list[dict[str, Any]]:
 
 # ----------------------------------------------------------------------------- messages
 
+# ECMA-262's class escapes, written out as the characters they stand for: the same language,
+# in the words every regex-to-grammar converter knows
+_CLASS_ESCAPES = {
+    "d": "0-9",
+    "w": "A-Za-z0-9_",
+    "s": "\t\n\u000b\u000c\r \u00a0\u1680\u2000-\u200a\u2028\u2029\u202f\u205f\u3000\ufeff",
+}
+
+
+def plain_pattern(pattern: str) -> str:
+    r"""pattern with ``\d``, ``\w`` and ``\s`` spelled out as character ranges, and an escaped
+    punctuation mark outside a class as a class of that one character (``\.`` → ``[.]``): the
+    same matches in ECMA-262.
+
+    llama.cpp's JSON-schema-to-grammar copies such escapes into its grammar, which does not know
+    them; llama-cpp-python then fails to parse the grammar and its server dies on the request.
+    """
+    out: list[str] = []
+    in_class = False
+    index = 0
+    while index < len(pattern):
+        char = pattern[index]
+        if char == "\\" and index + 1 < len(pattern):
+            escape = pattern[index + 1]
+            if escape in _CLASS_ESCAPES:
+                out.append(_CLASS_ESCAPES[escape] if in_class else f"[{_CLASS_ESCAPES[escape]}]")
+            elif escape.lower() in _CLASS_ESCAPES and not in_class:
+                out.append(f"[^{_CLASS_ESCAPES[escape.lower()]}]")
+            elif not escape.isalnum() and not in_class:  # \. \+ \( …: a class of that one character
+                out.append(f"[\\{escape}]" if escape in "]\\^-" else f"[{escape}]")
+            else:
+                out.append(pattern[index : index + 2])
+            index += 2
+            continue
+        if char == "[" and not in_class:
+            in_class = True
+        elif char == "]" and in_class and not (out and out[-1] in ("[", "[^")):
+            in_class = False
+        out.append(char)
+        index += 1
+    return "".join(out)
+
+
+def wire_tools(tools: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
+    """The tools as sent: every schema ``pattern`` in :func:`plain_pattern`'s words."""
+
+    def walk(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {key: plain_pattern(item) if key == "pattern" and isinstance(item, str) else walk(item) for key, item in value.items()}
+        if isinstance(value, list):
+            return [walk(item) for item in value]
+        return value
+
+    return [walk(dict(tool)) for tool in tools]
+
+
+
+WIRE_ID_PREFIX = "call"
+
+
+def wire_id(index: int) -> str:
+    """The id of the index-th call in a request: ``call00000`` … — nine letters and digits, the
+    one shape every server takes (Mistral's tokenizers in vLLM insist on exactly that)."""
+    return f"{WIRE_ID_PREFIX}{index:05d}"
+
 
 def native_messages(messages: Sequence[Mapping[str, Any]]) -> list[dict[str, Any]]:
-    """Messages for native tool calling: as built, minus keys the protocol does not define."""
+    """The conversation for native tool calling, in the shape llama.cpp, vLLM and Ollama all accept.
+
+    - An assistant message that made calls has ``content: ""`` when it said nothing:
+      llama-cpp-python answers HTTP 500 to ``null`` (its request model) and to an omitted
+      ``content`` (its chat templates read ``message.content``), Ollama before 0.4 refuses
+      ``null``; every server, and OpenAI, takes the empty string.
+    - Call ids are renumbered (:func:`wire_id`) and every ``tool`` message answers the id of its
+      call: the most recent call with the id it names, else the first call of the latest
+      assistant message still unanswered — so ids repeated across turns, or a result that names
+      no call, still pair with a call.
+    - Only the fields of the protocol are sent: ``role``, ``content``, ``tool_calls`` (with
+      ``arguments`` as a JSON string), ``tool_call_id``.
+    """
     out: list[dict[str, Any]] = []
+    wire: dict[str, str] = {}  # the request's own id -> its id on the wire
+    unanswered: list[str] = []
+    made = 0  # calls so far: the next wire id
     for message in messages:
-        if message.get("role") == "tool":
-            out.append({"role": "tool", "tool_call_id": message.get("tool_call_id"), "content": message.get("content") or ""})
-        else:
-            out.append(dict(message))
+        role = str(message.get("role"))
+        content = message.get("content")
+        if role == "tool":
+            named = wire.get(str(message.get("tool_call_id")))
+            call_id = named if named in unanswered else (unanswered[0] if unanswered else named or str(message.get("tool_call_id") or ""))
+            if call_id in unanswered:
+                unanswered.remove(call_id)
+            text = content if isinstance(content, str) else json.dumps(content, ensure_ascii=False)
+            out.append({"role": "tool", "tool_call_id": call_id, "content": text or ""})
+            continue
+        text = message_text(content) or ""
+        calls = message.get("tool_calls") if role == "assistant" else None
+        if not calls:
+            out.append({"role": role, "content": text})
+            continue
+        entries = []
+        unanswered = []
+        for entry in calls:
+            function = entry.get("function") or {}
+            arguments = function.get("arguments")
+            if not isinstance(arguments, str):
+                arguments = json.dumps(arguments if arguments is not None else {}, ensure_ascii=False)
+            call_id = wire_id(made)
+            made += 1
+            wire[str(entry.get("id"))] = call_id
+            unanswered.append(call_id)
+            entries.append({"id": call_id, "type": "function", "function": {"name": str(function.get("name") or ""), "arguments": arguments}})
+        out.append({"role": "assistant", "content": text, "tool_calls": entries})
     return out
 
 

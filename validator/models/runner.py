@@ -28,6 +28,7 @@ from typing import Any
 from validator.corpus.index import Corpus
 from validator.corpus.langs import LANGS
 from validator.corpus.records import Case, Scenario, Spec
+from validator.corpus.selection import Selection
 from validator.models.base import Model, Reply, Request, RequestRejected, complete_async
 from validator.models.episode import Environment, OfflineEnvironment, policy_text, run_episode_async
 from validator.models.request import case_requests
@@ -183,7 +184,8 @@ def plan(
     repeat_cases: bool = False,
 ) -> list[Job]:
     """Every job of the selection, in order; ``limit``: the first N cases (by id) of each
-    category and the first N scenarios of each agent category, in every selected language.
+    category and the first N scenarios of each agent category, in every selected language
+    (``validator.corpus.selection``, which ``callbank score`` reads the same way).
 
     ``shard``: only this slice of the items; ``repeats``: trials 1 … repeats−1 of every scenario
     (and of every case with ``repeat_cases``) follow the first trial of everything.
@@ -199,27 +201,18 @@ def _first_trials(
     corpus: Corpus, *, syntax: str, style: str, langs: Sequence[str], categories: Sequence[str], limit: int | None
 ) -> list[Job]:
     jobs: list[Job] = []
-    taken: dict[str, int] = {}
-    chosen = [lang for lang in corpus.langs if lang in langs]
-
-    def admit(category: str) -> bool:
-        if limit is not None and taken.get(category, 0) >= limit:
-            return False
-        taken[category] = taken.get(category, 0) + 1
-        return True
-
-    for case in corpus.cases_in(categories):
-        if not admit(case.category):
-            continue
+    selection = Selection.of(langs, categories, limit)
+    cases, scenarios = selection.items(corpus)
+    chosen = [lang for lang in corpus.langs if lang in selection.langs]  # a one-language repository has one
+    for case in cases:
         if is_retrieval(case.category):
             for lang in chosen:
                 policy = search_policy(corpus, lang)
                 jobs.extend(RetrievalJob(request, case) for request in retrieval_requests(case, lang, corpus.specs, syntax, style=style, policy=policy))
         else:
             jobs.extend(CaseJob(request) for lang in chosen for request in case_requests(case, lang, corpus.specs, syntax, style=style))
-    for scenario in corpus.scenarios_in(categories):
-        if admit(scenario.category):
-            jobs.extend(ScenarioJob(scenario, lang, policy_text(corpus, scenario, lang)) for lang in chosen)
+    for scenario in scenarios:
+        jobs.extend(ScenarioJob(scenario, lang, policy_text(corpus, scenario, lang)) for lang in chosen)
     return jobs
 
 

@@ -75,8 +75,9 @@ def _compare_tool_turn(case: Case, dialogue: Dialogue, index: int, observed: lis
             if on_stale is not None:
                 on_stale(StaleResult(case.path, recorded.pointer + "/result", dialogue.lang, recorded.api, recorded.result, actual))
             shown = json.dumps(actual, ensure_ascii=False, sort_keys=True)
-            shown = shown if len(shown) <= 300 else shown[:299] + "…"
-            yield "EXE017", Finding(f"this recorded result differs from what {recorded.api} really returns here; replace it with: {shown}", recorded.pointer + "/result")
+            if len(shown) > 300:  # the whole value is `callbank fix`'s to write, not a message's
+                shown = shown[:299] + "… (`callbank fix` writes the whole value)"
+            yield "EXE017", Finding(f"this recorded result differs from what {recorded.api} really returns here; run `callbank fix`, or replace it with: {shown}", recorded.pointer + "/result")
 
 
 def _run_calls(session: Session, alternative: Calls, lang: str, case: Case, execution: Execution, observed: list[object]) -> Generator[Coded, None, bool]:

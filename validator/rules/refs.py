@@ -7,6 +7,7 @@ from collections.abc import Iterator
 from validator.corpus.index import Corpus
 from validator.corpus.records import Case, Checkpoint, Scenario, Spec
 from validator.diagnostics import Finding, join_pointer
+from validator.gitage import oldest_first
 from validator.loading import Document
 from validator.rules.registry import rule
 from validator.rules.scenarios import scenario_calls
@@ -167,5 +168,7 @@ def duplicate_id(document: Document, corpus: Corpus) -> Iterator[Finding]:
     Give each a unique id, conventionally prefixed by its category: `atom-bool-0001`.
     """
     paths = corpus.id_paths.get(document.stem, [])
-    if len(paths) > 1 and paths[0] != document.path:
-        yield Finding(f"id {document.stem!r} is already used by {paths[0]}; choose a unique id", "/id")
+    if len(paths) > 1:
+        first = oldest_first(corpus.root, paths)[0]  # the file that had the id first keeps it
+        if first != document.path:
+            yield Finding(f"id {document.stem!r} is already used by {first}; choose a unique id", "/id")

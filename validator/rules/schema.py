@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Iterator
 
+from validator.corpus.categories import CASE_CATEGORIES
 from validator.corpus.index import Corpus
 from validator.diagnostics import Finding
 from validator.loading import SCHEMA_COMMENT, Document
@@ -12,6 +13,7 @@ from validator.schemas import SCHEMA_FILES, schema_comment_target
 
 SCHEMA_KINDS = tuple(SCHEMA_FILES)
 MAX_MESSAGE = 240
+MAX_LISTED = 20  # allowed values the text lists in full (JSON output always has them all)
 
 
 def _shorten(message: str) -> str:
@@ -38,8 +40,11 @@ def schema_violation(document: Document, corpus: Corpus) -> Iterator[Finding]:
     ```
     """
     schema_file = SCHEMA_FILES[document.kind]
-    for message, pointer in corpus.load_file(document.path).schema_errors:
-        yield Finding(f"{_shorten(message)} (schema: schemas/{schema_file})", pointer)
+    if not corpus.load_file(document.path).schema_errors:
+        return
+    for violation in corpus.schemas.violations(document.kind, document.data):  # with the complete allowed values
+        message = violation.message if 0 < len(violation.allowed) <= MAX_LISTED else _shorten(violation.message)
+        yield Finding(f"{message} (schema: schemas/{schema_file})", violation.pointer, allowed=violation.allowed)
 
 
 @rule("SCH011", "missing-schema-comment", "The first line does not name the file's schema.", on="document", kinds=SCHEMA_KINDS)
@@ -127,7 +132,7 @@ def misplaced_file(document: Document, corpus: Corpus) -> Iterator[Finding]:
     if not isinstance(data, dict):
         return
     parts = document.path.split("/")
-    if document.kind == "case" and isinstance(data.get("category"), str):
+    if document.kind == "case" and data.get("category") in CASE_CATEGORIES:  # an unknown one is SCH010's, with the real ones
         folder = "/".join(parts[1:-1])
         if folder != data["category"]:
             yield Finding(f"category {data['category']!r} but the file is in dialogues/{folder}/; move it to dialogues/{data['category']}/", "/category")

@@ -13,6 +13,7 @@ from validator.corpus.params import CompileError, compile_schema
 from validator.corpus.records import Spec
 from validator.corpus.schemawalk import iter_property_schemas, plain
 from validator.diagnostics import Finding, join_pointer
+from validator.gitage import oldest_first
 from validator.loading import Document
 from validator.rules.registry import rule
 from validator.text import cjk_outside_quotes, has_cjk
@@ -47,8 +48,10 @@ def duplicate_api_name(document: Document, corpus: Corpus) -> Iterator[Finding]:
     """
     name = document.data.get("name") if isinstance(document.data, dict) else None
     paths = corpus.spec_paths.get(name, []) if isinstance(name, str) else []
-    if len(paths) > 1 and paths[0] != document.path:
-        yield Finding(f"API name {name!r} is already declared in {paths[0]}; choose a unique name", "/name")
+    if len(paths) > 1:
+        first = oldest_first(corpus.root, paths)[0]  # the spec that had the name first keeps it
+        if first != document.path:
+            yield Finding(f"API name {name!r} is already declared in {first}; choose a unique name", "/name")
 
 
 @rule("SPC002", "nonstandard-type", "A parameter uses a type that is not a standard JSON type.", on="document", kinds="api")

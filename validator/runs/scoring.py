@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
+from typing import Any
 
 from validator.corpus.index import Corpus
+from validator.corpus.selection import Selection
 from validator.models.resume import corpus_version
 from validator.runs.load import Run
 from validator.scoring.evaluate import Evaluation, evaluate
@@ -23,7 +25,23 @@ def corpus_notes(runs: Sequence[Run], corpus: Corpus) -> dict[str, list[str]]:
     return notes
 
 
-def evaluate_runs(runs: Sequence[Run], corpus: Corpus, *, langs: Sequence[str], categories: Sequence[str]) -> list[Evaluation]:
-    """Every run scored against corpus, in order, with its shard and corpus notes."""
+def evaluate_runs(
+    runs: Sequence[Run],
+    corpus: Corpus,
+    *,
+    langs: Sequence[str],
+    categories: Sequence[str],
+    limit: int | None = None,
+    selections: Sequence[Selection] | None = None,
+    about: Mapping[str, Any] | None = None,
+    notes: Sequence[str] = (),
+) -> list[Evaluation]:
+    """Every run scored against corpus, in order, with its shard and corpus notes (and, from
+    `callbank score`, the units its manifest says it covered: ``selections``, ``about``)."""
     extra = corpus_notes(runs, corpus)
-    return [evaluate(run.predictions, corpus, langs=langs, categories=categories, notes=[*run.notes, *extra.get(run.label, [])]) for run in runs]
+    return [
+        evaluate(
+            run.predictions, corpus, langs=langs, categories=categories, limit=limit, selections=selections, about=about, notes=[*notes, *run.notes, *extra.get(run.label, [])]
+        )
+        for run in runs
+    ]

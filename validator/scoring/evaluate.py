@@ -13,12 +13,13 @@ left out, and a note says how many.
 from __future__ import annotations
 
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 from validator.corpus.index import Corpus
 from validator.corpus.langs import LANGS
+from validator.corpus.selection import Selection
 from validator.errors import UserError
 from validator.scoring.agent import Replayer, load_replayer
 from validator.scoring.metrics import build_report
@@ -49,14 +50,21 @@ def evaluate(
     categories: Sequence[str] = (),
     replayer: Replayer | str | None = DEFAULT_REPLAYER,
     notes: Sequence[str] = (),
+    limit: int | None = None,
+    selections: Sequence[Selection] | None = None,
+    about: Mapping[str, Any] | None = None,
 ) -> Evaluation:
     """Score predictions (already read, possibly merged from several shard files) against corpus.
 
-    ``notes`` are added to the report's notes (for instance shards that were not given).
+    ``notes`` are added to the report's notes (for instance shards that were not given). The
+    units are those of ``langs``/``categories``/``limit``, or of any of ``selections`` (a run's
+    sessions); ``about`` goes into the report: the run and how the units were chosen (``callbank
+    score`` fills it from the run's manifest; ``selection`` gains the count of units).
     """
-    if not set(langs) & set(corpus.langs):
-        raise UserError(f"the repository {corpus.root} holds {', '.join(corpus.langs)} only (callbank.yaml); --lang {langs[0]} selects nothing")
-    units = collect_units(corpus, langs=langs, categories=categories)
+    chosen_langs = sorted({lang for selection in selections for lang in selection.langs} if selections is not None else set(langs))
+    if not set(chosen_langs) & set(corpus.langs):
+        raise UserError(f"the repository {corpus.root} holds {', '.join(corpus.langs)} only (callbank.yaml); --lang {chosen_langs[0]} selects nothing")
+    units = collect_units(corpus, langs=langs, categories=categories, limit=limit, selections=selections)
     if not units.cases and not units.scenarios:
         raise UserError(f"no case or scenario under {corpus.root} matches the selection")
     if replayer == DEFAULT_REPLAYER:
@@ -65,6 +73,8 @@ def evaluate(
     searcher = load_searcher(corpus) if any(is_retrieval(unit.category) for unit in units.cases) else None
     scored = score_units(units, predictions, corpus.specs, chosen, searcher)
     report = build_report(scored, units)
+    for key, value in (about or {}).items():
+        report[key] = {**value, "units": len(units.cases) + len(units.scenarios)} if key == "selection" else value
     report["notes"] = [*notes, *report["notes"]]
     skipped = corpus.skipped_note()
     if skipped:
@@ -95,6 +105,10 @@ def score_predictions(
     out: Path | None = None,
     langs: Sequence[str] = LANGS,
     categories: Sequence[str] = (),
+    limit: int | None = None,
+    selections: Sequence[Selection] | None = None,
+    about: Mapping[str, Any] | None = None,
+    notes: Sequence[str] = (),
     replayer: Replayer | str | None = DEFAULT_REPLAYER,
 ) -> int:
     """Score one predictions file against the corpus under root; write the report; the exit status."""

@@ -32,6 +32,24 @@ def _rate(entry: dict[str, Any] | None) -> str:
     return f"{entry['accuracy']:.3f} {_ci(entry.get('ci'))}".rstrip()
 
 
+def _about(report: dict[str, Any]) -> list[str]:
+    """Which run is scored, and which of its units: from ``callbank score``'s ``run`` and ``selection``."""
+    lines: list[str] = []
+    run = report.get("run")
+    if run:
+        said = [run.get("model") or "?"]
+        said += [f"{run['mode']} mode"] if run.get("mode") else []
+        said += [f"{run['style']} prompts"] if run.get("style") else []
+        said += [str(run["date"])[:10]] if run.get("date") else []
+        lines.append(f"run      {', '.join(said)} ({run.get('manifest')})")
+    selection = report.get("selection")
+    if selection and selection.get("source") != "all":
+        how = "what the run covered" if selection["source"] == "run" else "as selected"
+        hint = "; --all scores every unit" if selection["source"] == "run" else ""
+        lines.append(f"scored   {how}: {selection['options']} ({selection['units']:,} units{hint})")
+    return lines
+
+
 def _headline(report: dict[str, Any]) -> list[str]:
     overall = report["overall"]
     lines = [f"overall  {_num(overall['score'])} {_ci(overall['ci'])}  ({overall['n']} units)".rstrip()]
@@ -91,6 +109,8 @@ def _langs(report: dict[str, Any]) -> list[str]:
 
 def render_text(report: dict[str, Any]) -> str:
     lines = ["callbank score", ""]
+    about = _about(report)
+    lines += [*about, ""] if about else []
     lines += _headline(report)
     lines.append("")
     categories = report["categories"]
@@ -145,6 +165,8 @@ def _lists(report: dict[str, Any], bullet: str) -> list[str]:
 def render_markdown(report: dict[str, Any]) -> str:
     overall = report["overall"]
     lines = ["# callbank score", ""]
+    about = _about(report)
+    lines += [*(f"{line.split(maxsplit=1)[0]}: {line.split(maxsplit=1)[1]}  " for line in about), ""] if about else []
     lines.append(f"**Overall {_num(overall['score'])}** {_ci(overall['ci'])} over {overall['n']} units".rstrip())
     lines.append("")
     lines.append("| family | n | accuracy | 95% CI | weight |")

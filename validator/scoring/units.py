@@ -13,6 +13,7 @@ from typing import NamedTuple
 from validator.corpus.index import Corpus
 from validator.corpus.langs import LANGS
 from validator.corpus.records import Case, Checkpoint, Scenario
+from validator.corpus.selection import Selection
 
 
 class CaseUnit(NamedTuple):
@@ -51,10 +52,21 @@ class Units(NamedTuple):
     known_ids: frozenset[str]  # every case and scenario id, selected or not
 
 
-def collect_units(corpus: Corpus, *, langs: Iterable[str] = LANGS, categories: Sequence[str] = ()) -> Units:
-    """The units of the selected languages (those the repository has) and categories, by id then
-    language."""
-    chosen = [lang for lang in corpus.langs if lang in set(langs)]
-    cases = [CaseUnit(case, lang) for case in corpus.cases_in(categories) for lang in chosen]
-    scenarios = [ScenarioUnit(scenario, lang) for scenario in corpus.scenarios_in(categories) for lang in chosen]
+def collect_units(
+    corpus: Corpus,
+    *,
+    langs: Iterable[str] = LANGS,
+    categories: Sequence[str] = (),
+    limit: int | None = None,
+    selections: Sequence[Selection] | None = None,
+) -> Units:
+    """The selected units, by id then language: of the languages (those the repository has),
+    categories and limit given (``validator.corpus.selection``), or of any of several selections
+    (a run's sessions)."""
+    chosen = list(selections) if selections is not None else [Selection.of(langs, categories, limit)]
+    wanted: set[tuple[str, str]] = set()
+    for selection in chosen:
+        wanted |= selection.keys(corpus)
+    cases = [CaseUnit(case, lang) for case in corpus.cases_in() for lang in corpus.langs if (case.id, lang) in wanted]
+    scenarios = [ScenarioUnit(scenario, lang) for scenario in corpus.scenarios_in() for lang in corpus.langs if (scenario.id, lang) in wanted]
     return Units(cases, scenarios, frozenset(corpus.cases) | frozenset(corpus.scenarios))
