@@ -67,20 +67,26 @@ class VoteStore:
     def append(self, item_id: str, outcome: dict[str, Any]) -> None:
         """Append one outcome durably (write + fsync; the folder too when the file is new)."""
         self.directory.mkdir(parents=True, exist_ok=True)
-        path = self.path(item_id)
         line = json.dumps({k: outcome[k] for k in STORE_FIELDS if k in outcome}, ensure_ascii=False, separators=(",", ":"))
-        data = line.encode("utf-8") + b"\n"
-        is_new = not path.exists()
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            if not is_new and not _ends_with_newline(path):
-                data = b"\n" + data
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if is_new:
-            fsync_directory(self.directory)
+        append_line(self.path(item_id), line)
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line durably: written and fsync'd (the folder too when the file is new), after
+    a line break if a crash left the file's last line unfinished (that line then reads as bad,
+    never merged with this one)."""
+    data = line.encode("utf-8") + b"\n"
+    is_new = not path.exists()
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        if not is_new and not _ends_with_newline(path):
+            data = b"\n" + data
+        os.write(fd, data)
+        os.fsync(fd)
+    finally:
+        os.close(fd)
+    if is_new:
+        fsync_directory(path.parent)
 
 
 def _ends_with_newline(path: Path) -> bool:

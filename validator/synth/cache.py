@@ -11,11 +11,10 @@ the first line wins (the same rules as the review votes, ``validator.review.vote
 from __future__ import annotations
 
 import json
-import os
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from validator.review.votes import fsync_directory
+from validator.review.votes import append_line
 
 CACHE_FILE = "cache.jsonl"
 
@@ -66,22 +65,6 @@ class AnswerCache:
         entry = {"key": list(key), **answer}
         self._answers.setdefault(key.text(), entry)
         self.folder.mkdir(parents=True, exist_ok=True)
-        data = json.dumps(entry, ensure_ascii=False, separators=(",", ":")).encode("utf-8") + b"\n"
-        is_new = not self.path.exists()
-        fd = os.open(self.path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
-        try:
-            if not is_new and os.fstat(fd).st_size and not _ends_with_newline(self.path):
-                data = b"\n" + data
-            os.write(fd, data)
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-        if is_new:
-            fsync_directory(self.folder)
+        append_line(self.path, json.dumps(entry, ensure_ascii=False, separators=(",", ":")))
         return entry
 
-
-def _ends_with_newline(path: Path) -> bool:
-    with path.open("rb") as handle:
-        handle.seek(-1, os.SEEK_END)
-        return handle.read(1) == b"\n"

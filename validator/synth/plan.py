@@ -30,26 +30,12 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from validator.corpus.canonical import sha256_of
+from validator.corpus.categories import CASE_CATEGORIES
 from validator.corpus.index import Corpus
 from validator.corpus.records import Spec
 from validator.errors import UserError
 
-SUPPORTED = (
-    "normal/single_turn/single",
-    "normal/single_turn/parallel",
-    "normal/multi_turn/adjust",
-    "normal/multi_turn/switch",
-    "normal/similar_api",
-    "normal/preference",
-    "normal/atom/bool",
-    "normal/atom/enum",
-    "normal/atom/number",
-    "normal/atom/list",
-    "normal/atom/object",
-    "special/incomplete",
-    "special/error_param",
-    "special/irrelevant",
-)
+SUPPORTED = tuple(category for category in CASE_CATEGORIES if not category.startswith("retrieval/"))  # a retrieval case needs a search episode
 DISTRACTORS = 2
 ATOM_TYPES = {"bool": ("boolean",), "number": ("number", "integer"), "list": ("array",), "object": ("object",)}
 CONSTRAINTS = ("enum", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "format")
