@@ -337,3 +337,17 @@ def test_outside_a_repository_commands_fail_clearly(command: str, tmp_path: Path
     assert status == 2 and out == "" and f"no callbank repository at or above {tmp_path}" in err and "--repo" in err
     status, _, err = run(command, "--repo", str(tmp_path))
     assert status == 2 and f"--repo {tmp_path} is not a callbank repository" in err
+
+
+def test_argument_findings_carry_the_complete_allowed_list_in_json(clean: Path) -> None:
+    case = clean / CASE
+    text = case.read_text(encoding="utf-8")
+    text = text.replace("{api: get_weather, args: {city: Hangzhou, days: 3}}", "{api: get_weather, args: {city: Hangzhou, days: 3, unit: kelvin, region: Zhejiang}}", 1)
+    text = text.replace("{city: {$any: [杭州, Hangzhou]}, days: 3}", "{city: {$any: [杭州, Hangzhou]}, days: 3, unit: kelvin, region: 浙江}", 1)
+    case.write_text(text, encoding="utf-8")
+    status, findings = check_json(clean)
+    assert status == 1
+    by_code = {f["code"]: f for f in findings}
+    assert set(by_code) == {"DLG010", "DLG011"}
+    assert by_code["DLG010"]["allowed"] == ["celsius", "fahrenheit"] and by_code["DLG010"]["pointer"].endswith("/args/unit")
+    assert by_code["DLG011"]["allowed"] == ["city", "days", "unit"]

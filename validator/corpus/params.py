@@ -28,7 +28,7 @@ from typing import Any
 import jsonschema_rs
 
 from validator.corpus.schemawalk import map_schemas, plain
-from validator.schemas import error_message
+from validator.schemas import allowed_values, error_message
 
 LOCAL_KEYWORD = "x-local"
 # custom format names: they appear in messages ('"9:30" is not a "local time HH:MM[:SS]"')
@@ -86,6 +86,7 @@ class Problem:
 
     path: str
     message: str
+    allowed: tuple[str, ...] = ()  # an enum's values, complete, when the value is not one of them
 
     def __str__(self) -> str:
         return f"{self.path.lstrip('/')}: {self.message}" if self.path else self.message
@@ -108,7 +109,9 @@ class Compiled:
         try:
             if self._validator.is_valid(value):
                 return []
-            return [Problem("".join(f"/{t}" for t in error.instance_path), _explained(error_message(error))) for error in self._validator.iter_errors(value)]
+            return [
+                Problem("".join(f"/{t}" for t in error.instance_path), _explained(error_message(error)), allowed_values(error)) for error in self._validator.iter_errors(value)
+            ]
         except ValueError as error:  # a value jsonschema-rs cannot read (not JSON data)
             return [Problem("", str(error))]
 

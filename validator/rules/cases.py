@@ -336,11 +336,11 @@ def _arg_findings(corpus: Corpus, call: Call) -> Iterator[tuple[str, Finding]]:
         here = call.arg_pointer(name)
         if name not in properties:
             known = ", ".join(sorted(properties)) or "none"
-            yield "DLG011", Finding(f"{call.api} has no parameter {name!r}; its parameters are: {known}", here)
+            yield "DLG011", Finding(f"{call.api} has no parameter {name!r}; its parameters are: {known}", here, allowed=tuple(sorted(properties)))
             continue
         unknown = list(nested_unknown_keys(value, properties[name], here, name))
         for path, pointer, known_keys in unknown:
-            yield "DLG011", Finding(f"{call.api}: unknown key {path!r}; the object there has: {', '.join(known_keys) or 'no keys'}", pointer)
+            yield "DLG011", Finding(f"{call.api}: unknown key {path!r}; the object there has: {', '.join(known_keys) or 'no keys'}", pointer, allowed=tuple(known_keys))
         if unknown:
             continue  # the value's other problems are easier to read once the keys are right
         has_matcher = _contains_matcher(value)
@@ -353,9 +353,9 @@ def _arg_findings(corpus: Corpus, call: Call) -> Iterator[tuple[str, Finding]]:
         if validator is None or isinstance(validator, CompileError):
             continue  # SPC008 reports a schema that cannot check values
         for concrete in matchers.concrete_values(value) if has_matcher else (value,):
-            errors = validator.messages(concrete)
+            errors = validator.problems(concrete)
             if errors:
-                yield "DLG010", Finding(f"{name}={_show(concrete)} is not valid for {call.api}: {errors[0]}", here)
+                yield "DLG010", Finding(f"{name}={_show(concrete)} is not valid for {call.api}: {errors[0].message}", here, allowed=errors[0].allowed)
                 break
             if name in required and concrete in ("", [], {}) and not _allows_empty(properties[name]):
                 yield "DLG010", Finding(f"{name}={_show(concrete)} is empty, but {call.api} needs content for it", here)
