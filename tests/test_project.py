@@ -41,8 +41,10 @@ def test_the_dataset_card_links_the_repository_and_cites_with_year_and_url() -> 
     from validator.corpus.index import Corpus
     from validator.hub.build import render_folder
     from validator.hub.corpus import Sources
+    from validator.review.gate import review_summary
 
-    _, files = render_folder(Sources.from_corpus(Corpus.load(FIXTURE)))
+    corpus = Corpus.load(FIXTURE)
+    _, files = render_folder(Sources.from_corpus(corpus), review_summary(corpus))
     card = files["README.md"]
     assert f"Repository (the YAML sources, the `callbank` package, issues and contributions): <{project.REPOSITORY}>" in card
     assert f"Homepage: <{project.HOMEPAGE}>" in card

@@ -55,9 +55,9 @@ def test_a_new_case_takes_the_next_id_and_passes_once_filled(repo: Path) -> None
     fill(
         path,
         '"2024-07-15T09:00:00+08:00"',
-        "Text Li Lei that I'm running ten minutes late.",
+        "Stuck in traffic on the ring road. Could you let Li Lei know by text that I'll be ten minutes late?",
         "{receiver: Li Lei, content: {$text: I'm running ten minutes late.}}",
-        "给李雷发条短信，说我要晚到十分钟。",
+        "环城路上堵死了，帮我给李雷发个短信，就说我要晚到十分钟。",
         "{receiver: 李雷, content: {$text: 我要晚到十分钟。}}",
     )
     assert findings(repo, path) == []

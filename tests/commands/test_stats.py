@@ -32,6 +32,6 @@ def test_outside_a_repository_says_so(tmp_path: Path, monkeypatch: pytest.Monkey
     monkeypatch.chdir(tmp_path)
     result = CliRunner().invoke(cli, ["stats"], catch_exceptions=False)
     assert result.exit_code == 2
-    assert "no callbank corpus" in result.output and "Traceback" not in result.output
+    assert "no callbank repository at or above" in result.output and "--repo" in result.output and "Traceback" not in result.output
     named = CliRunner().invoke(cli, ["stats", "--repo", str(tmp_path)], catch_exceptions=False)
     assert named.exit_code == 2 and f"--repo {tmp_path}" in named.output
