@@ -75,6 +75,21 @@ def test_late_and_early_are_not_the_evening_and_the_morning(text: str, minutes: 
     assert [m.value for m in analyse(text, CLOCK).times] == [minutes]
 
 
+@pytest.mark.parametrize(
+    "text, times",
+    [
+        ("Pickup window 5:40-6:00 pm.", [(17, 40), (18, 0)]),  # the pm of the range's end is the start's too
+        ("from 5:40 – 6:00 p.m. today", [(17, 40), (18, 0)]),
+        ("9:00 to 10:30 am", [(9, 0), (10, 30)]),
+        ("11:30-1:00 pm", [(11, 30), (13, 0)]),  # a start after the end's hour is in the other half
+        ("12:30-1:30 pm", [(12, 30), (13, 30)]),
+        ("5:40-6:00", [(5, 40), (6, 0)]),  # no half written: as written
+    ],
+)
+def test_the_half_of_the_day_after_a_range_belongs_to_its_start_too(text: str, times: list[tuple[int, int]]) -> None:
+    assert [divmod(m.value, 60) for m in analyse(text, CLOCK).times] == times
+
+
 def test_flat_text_marks_clause_ends() -> None:
     assert flatten("Not paid, but BOOKED!") == "not paid | but booked |"
     assert said(flatten("Not paid, but booked!"), ["booked"])

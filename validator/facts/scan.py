@@ -657,7 +657,8 @@ class _Scanner:
                 if self.char(stop) == ":" and self._int(stop + 1, 2) is not None:
                     stop = self._int(stop + 1, 2)[1]  # type: ignore[index]
                 period, stop = self._period_after(stop)
-                self.time(start, stop, _clock(hour, minute[0], period or self._period_before(start)))
+                period = period or self._period_before(start) or self._range_end_period(stop, hour)
+                self.time(start, stop, _clock(hour, minute[0], period))
                 return True
         # 7.45pm
         if sep == "." and hour <= 12:
@@ -716,6 +717,31 @@ class _Scanner:
             if window.endswith(word):
                 return period
         return None
+
+    def _range_end_period(self, end: int, hour: int) -> str | None:
+        """The half of the day written after the end of a range that starts here: "5:40-6:00 pm"
+        is 17:40 to 18:00. Only when the start cannot be in the other half: "11:30-1:00 pm"
+        starts before noon (12 counts as the first hour of its half)."""
+        text = self.text
+        j = self.skip_spaces(end, 1)
+        if text.startswith(_RANGE_DASHES, j):
+            j += 1
+        elif text.startswith("to ", j):
+            j += 3
+        else:
+            return None
+        j = self.skip_spaces(j, 1)
+        found = self._int(j, 2)
+        if found is None or self.char(found[1]) != ":":
+            return None
+        end_hour, k = found
+        minute = self._int(k + 1, 2)
+        if minute is None or minute[1] - k - 1 != 2 or end_hour > 12:
+            return None
+        period, _ = self._period_after(minute[1])
+        if period not in ("am", "pm") or hour > 12 or hour % 12 > end_hour % 12:
+            return None
+        return period
 
     def _period_after(self, end: int) -> tuple[str | None, int]:
         """The half of the day written after a time (am, p.m., in the evening …) and where it ends."""
@@ -948,6 +974,9 @@ class _Taken:
         self.starts = [start for start, _ in merged]
         self.ends = [end for _, end in merged]
         self.new_starts, self.new_ends = [], []
+
+
+_RANGE_DASHES = ("-", "–", "—", "~", "～")
 
 
 def _clock(hour: int, minute: int, period: str | None) -> int:
