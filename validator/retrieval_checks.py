@@ -29,6 +29,7 @@ from validator.sandbox.runtime import Runtime, Session
 from validator.toolsearch import DEFAULT_TOP_K, SEARCH_API, found_names, is_retrieval, reference_query
 
 _DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_DECIMAL = re.compile(r"(?<![\d.])\d+\.\d+(?![\d.])")  # a price inside a text: "186.50 CNY"
 
 
 class RetrievalFinding(NamedTuple):
@@ -132,6 +133,8 @@ class _Values:
                 date = _DATE.match(leaf.strip())
                 if date:
                     self.exact.add(date.group(0))
+                # a decimal written in a text is the number a later call passes (186.50 → 186.5)
+                self.exact.update(_key(float(number)) for number in _DECIMAL.findall(leaf))
                 self.texts.append(matchers.normalize_text(leaf))
 
     def holds(self, value: str | float) -> bool:
