@@ -31,6 +31,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import contextlib
 import copy
 import json
 import subprocess
@@ -230,11 +231,12 @@ def bfcl_side_by_side(repo_dir: Path, python: str, target: int) -> None:
     bfcl_rate = theirs["records"] / theirs["cpu"]
     parser_rate = parser_alone([record["output"] for _, record in chosen])
     oracle_total = sum(1 for _, record in chosen if record["kind"] == "oracle")
-    print(f"BFCL side by side on {done:,} outputs ({len(pairs):,} distinct, {oracle_total:,} of them oracle): "
-          f"callbank {ours:,.0f} records/s of CPU time ({right:,} right), BFCL's decoder + AST checker {bfcl_rate:,.0f} records/s "
-          f"({theirs['right']:,} right, {theirs['undecodable']:,} undecodable): {ours / bfcl_rate:.2f}× (goal ≥ 2×)")
-    print(f"CPython's parser alone on the same outputs: {parser_rate:,.0f} records/s of CPU time = {parser_rate / bfcl_rate:.2f}× BFCL "
-          f"(2× BFCL would be {2 * bfcl_rate:,.0f} records/s)")
+    print(
+        f"BFCL side by side on {done:,} outputs ({len(pairs):,} distinct, {oracle_total:,} of them oracle): "
+        f"callbank {ours:,.0f} records/s of CPU time ({right:,} right), BFCL's decoder + AST checker {bfcl_rate:,.0f} records/s "
+        f"({theirs['right']:,} right, {theirs['undecodable']:,} undecodable): {ours / bfcl_rate:.2f}× (goal ≥ 2×)"
+    )
+    print(f"CPython's parser alone on the same outputs: {parser_rate:,.0f} records/s of CPU time = {parser_rate / bfcl_rate:.2f}× BFCL (2× BFCL would be {2 * bfcl_rate:,.0f} records/s)")
 
 
 def parser_alone(outputs: list[str]) -> float:
@@ -244,10 +246,8 @@ def parser_alone(outputs: list[str]) -> float:
     texts = [("" if t.startswith("[") else "[") + t + ("" if t.endswith("]") else "]") for t in texts]
     start = time.process_time()
     for text in texts:
-        try:
+        with contextlib.suppress(SyntaxError):
             compile(text, "<prediction>", "eval", ast.PyCF_ONLY_AST)
-        except SyntaxError:
-            pass
     return len(texts) / (time.process_time() - start)
 
 
