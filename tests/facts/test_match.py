@@ -54,6 +54,8 @@ TOLD = [
     ({"number": 41, "unit": "minute"}, "a 41-minute ride", "en"),
     ({"number": 420.5, "unit": "CNY"}, "¥420.50 at the fuel station", "en"),
     ({"number": 3, "unit": {"en": ["tickets"], "zh": ["张"]}}, "三张票都订好了", "zh"),
+    ({"number": 18, "unit": "credit"}, "这学期一共选了18个学分", "zh"),
+    ({"number": 18, "unit": "credit"}, "18 credits this term", "en"),
     # about: the words that say what the number is, in the same sentence or under its heading
     ({"number": 100, "unit": "CNY", "about": TOPUP}, "I topped up your wallet by 100.00 yuan.", "en"),
     ({"number": 100, "unit": "CNY", "about": TOPUP}, "已为您充值100元。", "zh"),
