@@ -41,7 +41,7 @@ from validator.corpus.langs import LANGS
 from validator.corpus.records import Scenario
 from validator.errors import UserError
 from validator.loading import load_text
-from validator.models.base import EndpointError, Reply, Request
+from validator.models.base import EndpointError
 from validator.models.episode import SessionEnvironment, policy_text, run_episode_async
 from validator.models.prompts import PROMPT_VERSION
 from validator.models.user import scripted_user
@@ -54,7 +54,7 @@ from validator.synth.cache import AnswerCache
 from validator.synth.checks import Checker
 from validator.synth.client import Asker
 from validator.synth.config import SearchConfig, SynthConfig
-from validator.synth.consistency import wire
+from validator.synth.consistency import SimulatorAgent
 from validator.synth.generate import parse_reply
 from validator.synth.outcome import Rejected
 from validator.synth.pipeline import folder_lock
@@ -252,27 +252,6 @@ def scenario_record(path: str, text: str) -> Scenario:
 # ----------------------------------------------------------------------------- consistency
 
 
-class SimulatorAgent:
-    """The simulator as the agent of `callbank run`'s episode loop, every answer cached."""
-
-    def __init__(self, asker: Asker, recipe_key: str, syntax: str, lang: str) -> None:
-        self.asker = asker
-        self.recipe_key = recipe_key
-        self.syntax = syntax
-        self.lang = lang
-        self.name = asker.models["simulator"].model
-
-    def complete(self, request: Request) -> Reply:  # the protocol's synchronous door; the loop uses acomplete
-        raise NotImplementedError("the synth simulator is asked asynchronously")
-
-    async def acomplete(self, request: Request) -> Reply:
-        messages, tools = wire(request, self.syntax)
-        question = f"{self.lang}/{request.step}/{sha256_of(messages)[7:23]}"
-        key = self.asker.key("simulator", f"agent.{PROMPT_VERSION}.{self.syntax}", self.recipe_key, question)
-        answer = await self.asker.ask(key, messages, tools)
-        return Reply(answer.content, answer.tool_calls if self.syntax == "tool_calls" else None, dict(answer.usage))
-
-
 async def agree(
     scenario: Scenario, doc: Mapping[str, Any], corpus: Corpus, runtime: Runtime, asker: Asker, recipe_key: str, syntax: str, search: SearchConfig | None = None
 ) -> list[dict[str, Any]]:
@@ -291,7 +270,7 @@ async def agree(
             verdicts.append({**shown, "calls": found.record["calls"], "searched": found.spent})
         return verdicts
     for lang in LANGS:
-        agent = SimulatorAgent(asker, recipe_key, syntax, lang)
+        agent = SimulatorAgent(asker, recipe_key, syntax, lang, "agent")
         environment = SessionEnvironment(scenario_session(runtime, doc), lang)
         record = await run_episode_async(agent, scenario, lang, corpus.specs, syntax, environment, policy_text(corpus, scenario, lang), user=scripted_user(scenario, lang))
         verdict = score_scenario(doc, record, lang, replayer, cache)
