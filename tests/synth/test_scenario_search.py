@@ -95,3 +95,20 @@ def test_synth_scenarios_keeps_the_scenario_only_when_the_search_finds_the_episo
         (path,) = report["written"]
         record = yaml.safe_load((out / "review/queue/syn-mini-0-0000.yaml").read_text(encoding="utf-8"))
         assert record["provenance"]["simulator"]["prompt_version"].endswith("+search.w2") and path.endswith("syn-mini-0-0000.yaml")
+
+
+def test_the_command_takes_search_width_and_budget(tmp_path: Path) -> None:
+    from click.testing import CliRunner
+
+    from validator.cli import cli
+
+    root = repository(tmp_path)
+    draft = json.dumps(SCENARIO, ensure_ascii=False)
+    with OpenAIServer(by_model({GENERATOR: scripted(draft, draft), SIMULATOR: agent}), models=MODELS) as server:  # one draft per run
+        config = config_file(tmp_path / "synth.yaml", server.base_url)
+        base = ["synth", "scenarios", "--sandbox", "mini", "--n", "1", "--mode", "multi_step", "--repo", str(root), "--config", str(config)]
+        greedy = CliRunner().invoke(cli, [*base, "--out", str(tmp_path / "greedy")])
+        searched = CliRunner().invoke(cli, [*base, "--out", str(tmp_path / "searched"), "--search", "--width", "2", "--budget", "8"])
+    assert greedy.exit_code == 0 and "0 of 1 candidate(s) accepted" in greedy.output, greedy.output
+    assert searched.exit_code == 0 and "1 of 1 candidate(s) accepted" in searched.output, searched.output
+    assert json.loads((tmp_path / "searched" / "report.json").read_text(encoding="utf-8"))["search"] is True
