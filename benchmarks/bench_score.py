@@ -22,11 +22,16 @@
    data does (callbank's identifiers / BFCL's ``math.factorial``), the text otherwise the same.
    An imported case names its BFCL entry in ``origin.record``. Only call checkpoints (BFCL's AST
    categories; irrelevance is not AST-checked there). Goal: callbank ≥ 2 × BFCL records per second.
+   Beside it, CPython's own parser alone (``compile(..., ast.PyCF_ONLY_AST)``, which BFCL's
+   decoder and callbank's Python-syntax reader both call) on the same outputs, in this process:
+   the ceiling of any scorer that reads Python-call syntax with it.
 """
 
 from __future__ import annotations
 
 import argparse
+import ast
+import contextlib
 import copy
 import json
 import subprocess
@@ -224,10 +229,26 @@ def bfcl_side_by_side(repo_dir: Path, python: str, target: int) -> None:
         raise SystemExit(f"BFCL's checker did not run in {python}:\n{completed.stderr[-2000:]}")
     theirs = json.loads(completed.stdout.strip().splitlines()[-1])
     bfcl_rate = theirs["records"] / theirs["cpu"]
+    parser_rate = parser_alone([record["output"] for _, record in chosen])
     oracle_total = sum(1 for _, record in chosen if record["kind"] == "oracle")
-    print(f"BFCL side by side on {done:,} outputs ({len(pairs):,} distinct, {oracle_total:,} of them oracle): "
-          f"callbank {ours:,.0f} records/s of CPU time ({right:,} right), BFCL's decoder + AST checker {bfcl_rate:,.0f} records/s "
-          f"({theirs['right']:,} right, {theirs['undecodable']:,} undecodable): {ours / bfcl_rate:.2f}× (goal ≥ 2×)")
+    print(
+        f"BFCL side by side on {done:,} outputs ({len(pairs):,} distinct, {oracle_total:,} of them oracle): "
+        f"callbank {ours:,.0f} records/s of CPU time ({right:,} right), BFCL's decoder + AST checker {bfcl_rate:,.0f} records/s "
+        f"({theirs['right']:,} right, {theirs['undecodable']:,} undecodable): {ours / bfcl_rate:.2f}× (goal ≥ 2×)"
+    )
+    print(f"CPython's parser alone on the same outputs: {parser_rate:,.0f} records/s of CPU time = {parser_rate / bfcl_rate:.2f}× BFCL (2× BFCL would be {2 * bfcl_rate:,.0f} records/s)")
+
+
+def parser_alone(outputs: list[str]) -> float:
+    """Records per CPU second of CPython's parser alone, each output read as BFCL's decoder
+    frames it (one bracketed list); an output it cannot read costs its failed parse."""
+    texts = [text.strip("`\n ") for text in outputs]
+    texts = [("" if t.startswith("[") else "[") + t + ("" if t.endswith("]") else "]") for t in texts]
+    start = time.process_time()
+    for text in texts:
+        with contextlib.suppress(SyntaxError):
+            compile(text, "<prediction>", "eval", ast.PyCF_ONLY_AST)
+    return len(texts) / (time.process_time() - start)
 
 
 def startup(repeat: int = 5) -> None:

@@ -67,6 +67,8 @@ TOLD = [
     ({"code": "BK-2001"}, "Bookings BK-2001/BK-2002 are paid.", "en"),
     ({"code": "BK-2001"}, "订单号BK-2001已支付", "zh"),
     ({"code": "6225881234567890"}, "account 6225 8812 3456 7890 at CMB", "en"),
+    ({"code": "GB71MIDL40515712345678"}, "IBAN GB71 MIDL 4051 5712 3456 78, Emma Clarke", "en"),
+    ({"code": "GB71MIDL40515712345678"}, "收款账号 GB71 MIDL 4051 5712 3456 78", "zh"),
     ({"code": "7720"}, "尾号7720的卡已解冻", "zh"),
     # times
     ({"time": "20:00"}, "at 8 pm", "en"),
@@ -142,6 +144,7 @@ NOT_TOLD = [
     ({"code": "BK-2001"}, "booking BK-20010", "en"),
     ({"code": "N-2"}, "note AN-2", "en"),
     ({"code": "B-1042"}, "Your booking B-10420 is confirmed", "en"),
+    ({"code": "GB71MIDL40515712345678"}, "IBAN GB71 MIDL 4051 5712 3456 789", "en"),  # one digit more
     # a bare hour is read as written
     ({"time": "20:00"}, "at 8:00", "en"),
     ({"time": "20:00"}, "8点", "zh"),

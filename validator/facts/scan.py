@@ -198,13 +198,22 @@ class Analysis:
         offset = 0
         previous_end = -2
         previous_digits = False
+        previous_group = previous_alpha = False
         for match in _ALNUM_RUN.finditer(text):
             start, end = match.span()
-            digits = match.group().isdigit()
+            run = match.group()
+            digits = run.isdigit()
+            # a group of four letters and digits, as IBANs are printed (GB71 MIDL 4051 …)
+            group = len(run) == 4
+            spaced = previous_end >= 0 and text[previous_end] == " "
             joined = start == previous_end + 1 and (
-                text[previous_end] in _CODE_SEPARATORS or (text[previous_end] == " " and digits and previous_digits)
-            )  # BK-2001, and account numbers written in groups: 6225 8812 3456 7890
+                text[previous_end] in _CODE_SEPARATORS
+                or (spaced and digits and previous_digits)
+                or (spaced and group and previous_group and not (run.isalpha() and previous_alpha))
+            )  # BK-2001, account numbers written in groups (6225 8812 3456 7890), IBANs in groups of four
             previous_digits = digits
+            previous_group = group
+            previous_alpha = run.isalpha()
             if not joined and pieces:
                 pieces.append("\x00")
                 cuts.append(1)
