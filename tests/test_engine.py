@@ -86,3 +86,12 @@ def test_with_workers_the_parent_parses_only_specs_and_states_and_adopts_the_res
     assert set(parsed) == shared and set(parsed.values()) == {1}
     assert set(corpus.files) == {p for p, _ in corpus.discovered}  # the workers' documents were adopted
     assert corpus.cases and all(f.record is not None for f in corpus.loaded())
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2, reason="exec only forks workers with two cores or more")
+def test_exec_in_workers_finds_exactly_what_one_process_finds(monkeypatch: pytest.MonkeyPatch) -> None:
+    serial = engine.execute(Corpus.load(ROOT))
+    assert [d.code for d in serial].count("EXE017") == 2
+    monkeypatch.setattr(engine, "PARALLEL_THRESHOLD", 0)
+    monkeypatch.setattr(engine, "EXEC_CHUNK", 1)  # every file its own work unit, handed out in any order
+    assert engine.execute(Corpus.load(ROOT)) == serial

@@ -29,6 +29,7 @@ from validator.rules.registry import CORPUS, Rule, Target, known_prefix, select_
 
 GENERIC = "SCH010"
 PARALLEL_THRESHOLD = 400  # below this many files, starting workers costs more than it saves
+EXEC_CHUNK = 40  # files per exec work unit: small enough that the two workers finish together
 # loaded in the parent before the workers start: every rule may consult specs and states
 SHARED_KINDS = ("api", "state")
 _REQUIRED = re.compile(r'^"(?P<name>(?:[^"\\]|\\.)*)" is a required property')
@@ -283,11 +284,48 @@ def execute(
     for sandbox in corpus.sandboxes.values():
         if sandboxes is None or sandbox.name in sandboxes:
             found.extend(run_rules(rules.of(type(sandbox)), sandbox, execution, sandbox.folder, None))
-    for loaded in corpus.loaded():
-        if paths is not None and loaded.path not in paths:
-            continue
-        found.extend(place(loaded.path, loaded.document, rule.code, finding) for rule, subject in rules.subjects(loaded) for finding in rule.check(subject, execution))
+    files = [loaded.path for loaded in corpus.loaded() if paths is None or loaded.path in paths]
+    found.extend(_paused_gc(_execute_parallel, execution, files, rules))
     return sorted(set(found), key=lambda d: d.sort_key)
+
+
+def _execute_files(execution: Any, paths: Sequence[str], rules: RuleSet) -> list[Diagnostic]:
+    found: list[Diagnostic] = []
+    for path in paths:
+        loaded = execution.corpus.files[path]
+        found.extend(place(loaded.path, loaded.document, rule.code, finding) for rule, subject in rules.subjects(loaded) for finding in rule.check(subject, execution))
+    return found
+
+
+# Set in forked exec workers only: the execution (corpus, loaded sandboxes) they inherit.
+_EXEC_STATE: tuple[Any, RuleSet] | None = None
+
+
+def _init_exec_worker(execution: Any, rules: RuleSet) -> None:
+    global _EXEC_STATE  # noqa: PLW0603  (each forked worker receives its state once, from the pool)
+    gc.disable()
+    _EXEC_STATE = (execution, rules)
+
+
+def _execute_chunk(paths: list[str]) -> list[Diagnostic]:
+    assert _EXEC_STATE is not None
+    execution, rules = _EXEC_STATE
+    return _execute_files(execution, paths, rules)
+
+
+def _execute_parallel(execution: Any, paths: list[str], rules: RuleSet) -> list[Diagnostic]:
+    """Every file's execution findings, in forked workers when there are enough files: items are
+    independent (each runs on its own copy of its sandboxes' state). Chunks are small and handed
+    out as workers free up, since a scenario costs many times a case."""
+    workers = min(os.cpu_count() or 1, 8)
+    if workers < 2 or len(paths) < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
+        return _execute_files(execution, paths, rules)
+    chunks = [paths[i : i + EXEC_CHUNK] for i in range(0, len(paths), EXEC_CHUNK)]
+    found: list[Diagnostic] = []
+    with multiprocessing.get_context("fork").Pool(workers, initializer=_init_exec_worker, initargs=(execution, rules)) as pool:
+        for diagnostics in pool.imap_unordered(_execute_chunk, chunks):
+            found.extend(diagnostics)
+    return found
 
 
 def check_changed(root: Path, paths: Sequence[str], select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Diagnostic]:

@@ -54,6 +54,8 @@ TOLD = [
     ({"number": 41, "unit": "minute"}, "a 41-minute ride", "en"),
     ({"number": 420.5, "unit": "CNY"}, "¥420.50 at the fuel station", "en"),
     ({"number": 3, "unit": {"en": ["tickets"], "zh": ["张"]}}, "三张票都订好了", "zh"),
+    ({"number": 18, "unit": "credit"}, "这学期一共选了18个学分", "zh"),
+    ({"number": 18, "unit": "credit"}, "18 credits this term", "en"),
     # about: the words that say what the number is, in the same sentence or under its heading
     ({"number": 100, "unit": "CNY", "about": TOPUP}, "I topped up your wallet by 100.00 yuan.", "en"),
     ({"number": 100, "unit": "CNY", "about": TOPUP}, "已为您充值100元。", "zh"),
@@ -110,6 +112,12 @@ TOLD = [
     ({"phrase": {"en": ["balance"], "zh": ["余额"]}}, "Here are your balances.", "en"),
     ({"phrase": {"en": ["book"], "zh": ["订"]}}, "I booked it.", "en"),
     ({"phrase": {"en": ["booked"], "zh": ["订好"]}}, "No problem, booked!", "en"),
+    # an abbreviation's full stop and a clock time's colon are not clause ends
+    ({"phrase": {"en": ["No. 3"], "zh": ["第3"]}}, "You are No. 3 on the waitlist.", "en"),
+    ({"phrase": {"en": ["Dr. Zheng"], "zh": ["郑医生"]}}, "Dr. Zheng will see you at 9.", "en"),
+    ({"phrase": {"en": ["closes at 22:00"], "zh": ["营业到22:00"]}}, "It closes at 22:00 tonight.", "en"),
+    ({"phrase": {"en": ["closes at 22:00"], "zh": ["营业到22:00"]}}, "这家药店营业到22:00。", "zh"),
+    ({"number": 2, "unit": "person", "about": {"en": ["ahead"], "zh": ["前面"]}}, "You are No. 3: two people are ahead of you.", "en"),
     ({"phrase": {"en": ["cancelled"], "zh": ["已取消"]}}, "订单已取消。", "zh"),
     ({"phrase": {"en": ["transferred"], "zh": ["为您转"]}}, "已为您转账3,000元。", "zh"),
     ({"phrase": {"en": ["cancelled"], "zh": ["已取消"]}}, "订单已取消，退款稍后到账。", "zh"),

@@ -69,6 +69,20 @@ def test_unordered_lists_compare_as_multisets() -> None:
     ]
 
 
+def test_an_unordered_mapping_compares_its_values_whatever_ids_they_were_filed_under() -> None:
+    # two bookings made in the other order get each other's generated ids
+    expected = {"travel": {"bookings": {"TB-9": {"id": "TB-9", "flight": "CA1501"}, "TB-10": {"id": "TB-10", "flight": "CA1502"}}}}
+    swapped = {"travel": {"bookings": {"TB-9": {"id": "TB-9", "flight": "CA1502"}, "TB-10": {"id": "TB-10", "flight": "CA1501"}}}}
+    compare = {"ignore": ["travel.bookings.*.id"], "unordered": ["travel.bookings"]}
+    assert compare_states(expected, swapped) != []
+    assert compare_states(expected, swapped, compare) == []
+    other = {"travel": {"bookings": {"TB-9": {"id": "TB-9", "flight": "CA1502"}, "TB-10": {"id": "TB-10", "flight": "MU5101"}}}}
+    assert compare_states(expected, other, compare) == [
+        'travel.bookings: expected item {"flight": "CA1501"}, missing',
+        'travel.bookings: unexpected item {"flight": "MU5101"}',
+    ]
+
+
 def test_ignore_applies_before_unordered_sorting() -> None:
     other = _with(messages=[{"id": "M-2", "text": "yo", "sent_at": "x"}, {"id": "M-1", "text": "hi", "sent_at": "y"}])
     assert compare_states(STATE, other, {"ignore": ["phone.messages.*.sent_at"], "unordered": ["phone.messages"]}) == []

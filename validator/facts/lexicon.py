@@ -57,7 +57,7 @@ UNITS: dict[str, Unit] = {
     "item": _unit("件|个|份|样|items|item|pieces|piece|pcs", "", "items", "件"),
     "star": _unit("星|颗星|星级|stars|star", "", "stars", "星"),
     "point": _unit("分|积分|points|point|pts", "", "points", "分"),
-    "credit": _unit("学分|credits|credit", "", "credits", "学分"),
+    "credit": _unit("个学分|学分|credits|credit", "", "credits", "学分"),
     "bag": _unit("件行李|件|个行李|bags|bag|pieces of luggage|suitcases", "", "bags", "件"),
     "message": _unit("条|条短信|条消息|messages|message|texts", "", "messages", "条"),
     "order": _unit("单|笔订单|个订单|orders|order", "", "orders", "单"),

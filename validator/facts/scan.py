@@ -59,6 +59,9 @@ _ZH_WEEKDAY = re.compile("[周期拜][一二三四五六日天]")  # 周五, 星
 _SENTENCE_END = re.compile(r"[\n!?;。]")
 _PERIOD = re.compile(r"\.")
 _CLAUSE_PUNCTUATION = frozenset(",;:.!?\n、。")
+_INNER_MARK = re.compile(r"(?<=[0-9])[:.,](?=[0-9])")
+# a full stop that ends one of these words is an abbreviation, not a sentence: No. 3, Dr. Zheng
+_ABBREVIATION_STOP = re.compile(r"(?<![0-9a-z])(no|nos|dr|mr|mrs|ms|st|mt|jr|sr|prof|vs|approx|tel|ext)\.")
 _CODE_SEPARATORS = "-_/"
 _MAX_DIGITS = 24  # longer runs of digits are identifiers (card and account numbers), not quantities
 _MAX_NUMBER_WORDS = 8  # "two thousand five hundred and forty-one" is seven
@@ -239,6 +242,8 @@ def flatten(text: str) -> str:
     """NFKC-folded text with punctuation, symbols and spaces as one space, and `` | `` at the end
     of each clause (``, ; : . ! ? 、 。`` and line breaks)."""
     text = unicodedata.normalize("NFKC", text).translate(_PRETRANSLATE).casefold()
+    text = _INNER_MARK.sub(" ", text)  # 22:00, 100.50, 30,000: one value, not two clauses
+    text = _ABBREVIATION_STOP.sub(r"\1 ", text)  # No. 3, Dr. Zheng: one clause
     return " ".join(text.translate(_space_table(text)).split())
 
 
@@ -341,11 +346,12 @@ def _sentences(analysis: Analysis) -> None:
     """Sentence starts, line starts, and the heading sentences each line inherits.
 
     A sentence ends at a line break, ``! ? ; 。`` or a full stop that ends a word (not the one
-    of ``100.00``, ``a.m.``, ``e.g.``). A line ending in a colon heads the lines after it; the
+    of ``100.00``, ``a.m.``, ``e.g.``, ``No. 3``, ``Dr. Zheng``). A line ending in a colon heads the lines after it; the
     first row of a Markdown table heads the table.
     """
     text = analysis.text
     ends = [m.end() for m in _SENTENCE_END.finditer(text)]
+    abbreviations = {m.end() - 1 for m in _ABBREVIATION_STOP.finditer(text)}
     for match in _PERIOD.finditer(text):
         i = match.start()
         following = text[i + 1] if i + 1 < len(text) else " "
@@ -353,6 +359,8 @@ def _sentences(analysis: Analysis) -> None:
             continue  # 100.00, example.com
         if i >= 2 and text[i - 2] == "." and _is_ascii_letter(text[i - 1]):
             continue  # the last stop of a.m., p.m., e.g. (the inner ones are followed by a letter)
+        if i in abbreviations:
+            continue  # No. 3, Dr. Zheng
         ends.append(i + 1)
     analysis.sentence_starts = sorted({0, *ends})
     line_starts = [0]

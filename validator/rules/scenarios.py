@@ -391,3 +391,44 @@ def invalid_fact(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
         for message, below in facts.fact_problems(data, langs=corpus.langs):
             if "unit" in message or "calendar date" in message:
                 yield Finding(message, pointer + below)
+
+
+@rule("SBX010", "untellable-phrase", "A phrase of an output fact is not told even by its own words.", on=Scenario)
+def untellable_phrase(scenario: Scenario, corpus: Corpus) -> Iterator[Finding]:
+    """
+    ## What it does
+    Reads every `phrase` alternative of an output fact (and of a milestone's `confirmed` facts)
+    as if the agent had said exactly those words, and reports an alternative that does not
+    tell its own fact.
+    ## Why is this bad?
+    The scorer reads an answer clause by clause: a comma, colon, full stop, `!`, `?`, `;` or
+    `。` inside the words (other than in a number or a clock time, `No.` or `Dr.`) splits
+    them, so `booked, thanks` is never found in any answer, even one that repeats it. The
+    alternative only looks like it widens the key; when every alternative is like that, every
+    agent fails the scenario.
+    ## Example
+    ```yaml
+    outputs:
+      - {phrase: {en: ["booked, table for two"], zh: [订好了，两位]}}
+    ```
+    ## Use instead
+    Short words without clause marks, each its own alternative or fact:
+    ```yaml
+    outputs:
+      - {phrase: {en: [booked, reserved], zh: [订好了, 已预订]}}
+      - {number: 2, unit: person}
+    ```
+    """
+    for data, pointer in _facts(_data(scenario)):
+        fact = _readable(data)
+        if fact is None:
+            continue
+        for lang, words, below in facts.phrases(fact):
+            if "/phrase/" not in below:
+                continue  # about words are read beside their number, code, time or date
+            if not facts.told(facts.PhraseFact({lang: (words,)}), facts.analyse(words, None), lang):
+                yield Finding(
+                    f"{words!r} is never found in an answer, even one that says exactly that: a clause mark (, ; : . ! ? 。) inside the words splits them; "
+                    "drop it, or split the words into alternatives or facts of their own",
+                    pointer + below,
+                )

@@ -4,7 +4,7 @@
 - :func:`compare_states` lists the differences between two end states under the scenario's
   ``compare`` options (``ignore``: dotted paths with ``*``; ``text``: strings compared as free
   text; ``match``: values that must satisfy a matcher, such as ``$any`` or ``$contains``;
-  ``unordered``: lists as multisets);
+  ``unordered``: lists, and mappings' values, as multisets);
 - :func:`matched_milestones` and :func:`minefield_hits` match calls against call patterns, the
   former respecting the milestones' ``after`` partial order, their ``one_of`` alternatives and,
   given a judge of confirmations, ``confirmed``; :func:`unconfirmed_calls` lists the writes
@@ -158,8 +158,12 @@ def _key(value: Any) -> str:
 
 
 def _sort_lists(value: Any, parts: list[str]) -> Any:
-    """value with the list(s) the dotted path reaches sorted into a canonical order."""
+    """value with the list(s) the dotted path reaches sorted into a canonical order; a mapping
+    there becomes the sorted list of its values (records filed under the ids the sandbox gave
+    them, TB-1009 and TB-1010, whichever the agent made first)."""
     if not parts:
+        if isinstance(value, dict):
+            return sorted(value.values(), key=_key)
         return sorted(value, key=_key) if isinstance(value, list) else value
     head, rest = parts[0], parts[1:]
     if isinstance(value, dict):
@@ -232,7 +236,8 @@ def compare_states(
     """Human-readable differences between two end states (empty when they count as equal).
 
     JSON semantics: 1 equals 1.0, true never equals 1, mappings are unordered, lists ordered
-    except at the ``unordered`` paths, where they are compared as multisets. At a ``match``
+    except at the ``unordered`` paths, where they are compared as multisets (a mapping there
+    by its values, its keys ignored). At a ``match``
     path the actual value must satisfy the matcher (``$lang`` read for lang) instead of equalling
     the expected one, and both must have a value there.
     """
