@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import yaml
 
-from validator.fixer import Fix, apply_fixes
+from validator.fixer import Fix, apply_fixes, narrowed
 
 TEXT = """\
 # yaml-language-server: $schema=../../../../schemas/case.schema.json
@@ -48,3 +48,24 @@ def test_several_fixes_in_one_file_and_a_pointer_that_names_nothing() -> None:
     assert data["en"]["turns"][0]["tool"][0]["result"]["city"] == "杭州" and data["en"]["turns"][1]["assistant"] == "Up to 25 °C today."
     with pytest.raises(UserError, match="no value at /en/turns/7"):
         apply_fixes(TEXT, [Fix("x.yaml", "/en/turns/7", 1)])
+
+
+def test_a_changed_result_is_narrowed_to_the_fields_that_changed() -> None:
+    old = {"booking_id": "B-1", "time": "2024-07-18T19:00", "guests": [{"name": "Li"}, {"name": "Wu"}]}
+    new = {"booking_id": "B-1", "time": "2024-07-23T19:00", "guests": [{"name": "Li"}, {"name": "Wang"}]}
+    assert narrowed("x.yaml", "/en/turns/2/tool/0/result", old, new) == [
+        Fix("x.yaml", "/en/turns/2/tool/0/result/time", "2024-07-23T19:00"),
+        Fix("x.yaml", "/en/turns/2/tool/0/result/guests/1/name", "Wang"),
+    ]
+    # keys or lengths that differ, or a type that changes (1 → 1.0), replace the value whole
+    assert narrowed("x.yaml", "/r", {"a": 1}, {"a": 1, "b": 2}) == [Fix("x.yaml", "/r", {"a": 1, "b": 2})]
+    assert narrowed("x.yaml", "/r", [1], [1, 2]) == [Fix("x.yaml", "/r", [1, 2])]
+    assert narrowed("x.yaml", "/r", {"a": 1}, {"a": 1.0}) == [Fix("x.yaml", "/r/a", 1.0)]
+    assert narrowed("x.yaml", "/r", {"a": [1]}, {"a": [1]}) == []
+
+
+def test_a_quoted_string_keeps_its_quotes() -> None:
+    text = "a: {time: \"2024-07-18T19:00\", day: '2024-07-18', plain: x}\n"
+    fixed = apply_fixes(text, [Fix("x.yaml", "/a/time", "2024-07-23T19:00"), Fix("x.yaml", "/a/day", "it's 23"), Fix("x.yaml", "/a/plain", "2024-07-23")])
+    assert fixed == "a: {time: \"2024-07-23T19:00\", day: 'it''s 23', plain: '2024-07-23'}\n"
+    assert yaml.safe_load(fixed) == {"a": {"time": "2024-07-23T19:00", "day": "it's 23", "plain": "2024-07-23"}}

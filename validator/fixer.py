@@ -18,9 +18,9 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 import yaml
-from yaml.nodes import MappingNode, Node, SequenceNode
+from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
 
-from validator.diagnostics import split_pointer
+from validator.diagnostics import escape_pointer_token, split_pointer
 from validator.errors import UserError
 from validator.loading import CorpusDumper
 
@@ -29,6 +29,19 @@ class Fix(NamedTuple):
     path: str  # repo-relative
     pointer: str  # JSON pointer of the value to replace
     value: Any  # what it becomes
+
+
+def narrowed(path: str, pointer: str, old: Any, new: Any) -> list[Fix]:
+    """The fixes that turn old (the value at pointer) into new, each as deep as the change:
+    mappings with the same keys and lists of the same length are rewritten member by member,
+    so one changed field of a recorded result is one changed scalar, quoting and all."""
+    if isinstance(old, dict) and isinstance(new, dict) and list(old) == list(new):
+        return [fix for key in old for fix in narrowed(path, f"{pointer}/{escape_pointer_token(key)}", old[key], new[key])]
+    if isinstance(old, list) and isinstance(new, list) and len(old) == len(new):
+        return [fix for i, (a, b) in enumerate(zip(old, new, strict=True)) for fix in narrowed(path, f"{pointer}/{i}", a, b)]
+    if json.dumps(old, sort_keys=True) == json.dumps(new, sort_keys=True) and type(old) is type(new):
+        return []
+    return [Fix(path, pointer, new)]
 
 
 def _node_at(root: Node, pointer: str) -> Node | None:
@@ -58,6 +71,12 @@ def _block(value: list[Any] | dict[str, Any], indent: int) -> str:
 def _rendered(node: Node, value: Any) -> str:
     if isinstance(node, MappingNode | SequenceNode) and not node.flow_style and isinstance(value, dict | list) and value:
         return _block(value, node.start_mark.column)
+    if isinstance(node, ScalarNode) and isinstance(value, str) and "\n" not in value:
+        # a quoted string stays quoted the same way ("2024-07-18T19:00" → "2024-07-19T19:00")
+        if node.style == '"':
+            return json.dumps(value, ensure_ascii=False)
+        if node.style == "'":
+            return "'" + value.replace("'", "''") + "'"
     return _flow(value)
 
 

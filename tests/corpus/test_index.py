@@ -121,3 +121,15 @@ def test_broken_text_gives_a_file_with_its_load_problem_and_no_record() -> None:
     corpus = Corpus.load(REPOS / "minimal")
     _, loaded = corpus.with_file("dialogues/normal/single_turn/single/x-1.yaml", "case", "id: [unclosed\n")
     assert loaded.record is None and loaded.problems
+
+
+def test_reload_replaces_a_rewritten_files_record(tmp_path: Path) -> None:
+    root = copy(tmp_path)
+    corpus = Corpus.load(root)
+    path = "dialogues/normal/single_turn/single/single-0001.yaml"
+    before = corpus.cases["single-0001"]
+    (root / path).write_text((root / path).read_text(encoding="utf-8").replace("days: 3", "days: 2"), encoding="utf-8")
+    corpus.reload([path])
+    after = corpus.cases["single-0001"]
+    assert after is not before and after.dialogues["en"].checkpoints[0].first[0].args["days"] == 2
+    assert corpus.files[path].record is after

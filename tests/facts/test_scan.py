@@ -11,7 +11,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from validator.facts import analyse, read_fact, told
-from validator.facts.scan import flatten, said
+from validator.facts.scan import Relative, flatten, said
 
 CLOCK = dt.datetime.fromisoformat("2025-05-06T09:00:00+08:00")
 
@@ -140,3 +140,19 @@ def test_time_per_character_does_not_grow_with_the_text(pieces: list[str], noise
     # quadratic work would make the large text 8 times slower per character; allow noise up to 3
     assert per_char_large <= 3 * per_char_small + 2e-6, (unit, per_char_small, per_char_large)
     assert per_char_large < 50e-6  # and a megabyte stays within a minute even on a loaded machine
+
+
+def test_relative_dates_say_how_they_depend_on_the_clock() -> None:
+    # Wednesday 17 July 2024: each relative word is read, and keeps the rule that read it
+    analysis = analyse("明晚, 后天, 下周三, this Saturday, Friday, 14 March", dt.datetime(2024, 7, 17, 16, 0))
+    read = [(analysis.text[m.start : m.end], m.relative) for m in analysis.dates]
+    assert read == [
+        ("明晚", Relative(days=1)),
+        ("后天", Relative(days=2)),
+        ("周三", Relative(weekday=2, week=1)),
+        ("saturday", Relative(weekday=5, week=0)),
+        ("friday", Relative(weekday=4)),
+        ("14 march", None),
+    ]
+    monday = dt.date(2024, 7, 22)
+    assert [rule.on(monday).isoformat() for _, rule in read if rule] == ["2024-07-23", "2024-07-24", "2024-07-31", "2024-07-27", "2024-07-26"]

@@ -52,8 +52,10 @@ def test_the_command_exits_2_with_one_line_for_a_usage_mistake(tmp_path: Path) -
     config = write(tmp_path, GOOD)
     runner = CliRunner()
     base = ["synth", "cases", "--repo", str(root), "--config", str(config), "--out", str(tmp_path / "out")]
-    result = runner.invoke(cli, [*base, "--category", "retrieval/call"])
+    result = runner.invoke(cli, [*base, "--category", "normal/chitchat"])
     assert result.exit_code == 2 and "synth plans only these categories" in result.output and "Traceback" not in result.output
+    result = runner.invoke(cli, [*base, "--category", "retrieval/call"])  # the minimal repository has no tool search
+    assert result.exit_code == 2 and "offers only search_tools, and no sandbox of this repository runs it" in result.output
     result = runner.invoke(cli, [*base, "--category", "normal/similar_api"])
     assert result.exit_code == 2 and "two runnable APIs of one domain" in result.output
     result = runner.invoke(cli, [*base, "--category", "special/incomplete", "--apis", "no_such_api"])

@@ -11,7 +11,8 @@ from pathlib import Path
 import pytest
 import yaml
 
-from tests.support.openai_server import OpenAIServer, by_model, scripted
+from tests.fixture_repos import REPOS
+from tests.support.openai_server import ChatRequest, OpenAIServer, Reply, by_model, scripted, tool_call
 from tests.synth.helpers import GENERATOR, MODELS, SIMULATOR, config_file, repository, simulator_by_request, weather_call, weather_draft
 from validator.corpus.index import Corpus
 from validator.engine import validate
@@ -165,3 +166,59 @@ def test_names_the_sandbox_resolves_alike_are_accepted_in_the_written_answer() -
     zh = data["zh"]["turns"][1]["expect"]["calls"][0]["args"]["city"]
     assert en["$any"][0] == "Hangzhou" and {"杭州", "HZ"} <= set(en["$any"])
     assert zh["$any"][0] == "杭州" and {"Hangzhou", "HZ"} <= set(zh["$any"])
+
+
+# --------------------------------------------------------------------------- a retrieval recipe
+
+RT_GOOD = ("Will it rain in Hangzhou over the next two days? I'm planning a hike.", "我打算去爬山，杭州这两天会下雨吗？")
+RT_NO_SEARCH = ("Could you pull up a two-day forecast for Hangzhou before my trip?", "出差前帮我查一下杭州未来两天的天气预报。")
+RT_SEARCH_WRITTEN = json.dumps(
+    {
+        "en": {"turns": [{"user": "Find me the weather tool and check Hangzhou for two days."}, {"calls": [{"api": "search_tools", "args": {"query": "weather"}}]}]},
+        "zh": {"turns": [{"user": "找个天气工具，查查杭州两天的天气。"}, {"calls": [{"api": "search_tools", "args": {"query": "天气"}}]}]},
+    },
+    ensure_ascii=False,
+)
+RT_BATCH = [weather_draft(*RT_GOOD), RT_SEARCH_WRITTEN, weather_draft(*RT_NO_SEARCH)]
+
+
+def searching_simulator(request: ChatRequest) -> Reply:
+    """Searches the catalog first, calls what it found with the user's values, then reports;
+    for RT_NO_SEARCH it guesses the API's name without searching (the episode refuses the call)."""
+    lang = "zh" if any("\u4e00" <= ch <= "\u9fff" for ch in request.last_user_message) else "en"
+    city = "杭州" if lang == "zh" else "Hangzhou"
+    results = [m for m in request.messages if m.get("role") == "tool"]
+    if not results:
+        if request.last_user_message in RT_NO_SEARCH:
+            return weather_call(city, 2)
+        return Reply(tool_calls=[tool_call("search_tools", {"query": "天气预报" if lang == "zh" else "weather forecast"})])
+    if "\"results\"" in results[-1]["content"] and "get_weather" in results[-1]["content"]:  # what the search returned
+        return weather_call(city, 2)
+    return Reply(content="Highs of 24 and 26." if lang == "en" else "最高24度和26度。")
+
+
+def test_a_retrieval_recipe_is_searched_for_solved_as_an_episode_and_written(tmp_path: Path) -> None:
+    root, out = tmp_path / "repo", tmp_path / "out"
+    shutil.copytree(REPOS / "retrieval", root)
+    with OpenAIServer(by_model({GENERATOR: scripted(*RT_BATCH), SIMULATOR: searching_simulator}), models=MODELS) as running:
+        config = load_config(config_file(tmp_path / "synth.yaml", running.base_url))
+        report = asyncio.run(run_synth(SynthOptions(root, out, "retrieval/call", len(RT_BATCH), 5, config, apis=("get_weather",))))
+        offered = [[tool["function"]["name"] for tool in request.body.get("tools") or []] for request in running.chat_requests if request.model == SIMULATOR]
+        generator_prompt = next(request.text for request in running.chat_requests if request.model == GENERATOR)
+    found = [(log["outcome"], log["stages"][-1]["stage"], log["stages"][-1].get("reason")) for log in logs(out)]
+    assert found == [("accepted", "write", None), ("rejected", "generate", "unknown_api"), ("rejected", "consistency", "simulator_disagrees")]
+    assert "'search_tools' is not one of the candidate APIs (get_weather)" in logs(out)[1]["stages"][-1]["detail"]
+    assert "en step 0" in logs(out)[2]["stages"][-1]["detail"]
+    # the simulator was offered the search alone, and the API once a search had returned it
+    assert offered[0] == ["search_tools"] and ["search_tools", "get_weather"] in offered
+    assert '"name": "get_weather"' in generator_prompt and "search_tools" not in generator_prompt.split("What the case must exercise")[0]
+    (path,) = report["written"]
+    case = yaml.safe_load((out / path).read_text(encoding="utf-8"))
+    assert case["category"] == "retrieval/call" and case["apis"] == ["search_tools"]
+    assert [turn.get("expect", {}).get("calls") for turn in case["en"]["turns"]][1] == [{"api": "get_weather", "args": {"city": "Hangzhou", "days": 2}}]
+    assert not any("tool" in turn for turn in case["en"]["turns"])  # search results and results are never stored
+    record = yaml.safe_load((out / "review" / "queue" / f"{case['id']}.yaml").read_text(encoding="utf-8"))
+    assert record["provenance"]["simulator"]["prompt_version"].startswith("retrieval.") and record["provenance"]["exercise"] == {"kind": "retrieve", "api": "get_weather"}
+    shutil.copytree(out / "dialogues", root / "dialogues", dirs_exist_ok=True)
+    shutil.copytree(out / "review", root / "review")
+    assert validate(root) == []

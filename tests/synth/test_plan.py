@@ -9,6 +9,7 @@ import pytest
 from validator.corpus.index import Corpus
 from validator.errors import UserError
 from validator.synth.plan import SUPPORTED, plan, pool, sandbox_clocks
+from validator.toolsearch import SEARCH_API
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -29,7 +30,13 @@ def test_the_same_seed_plans_the_same_recipes_and_another_seed_others(corpus: Co
 @pytest.mark.parametrize("category", SUPPORTED)
 def test_every_supported_category_plans_what_it_must_exercise(corpus: Corpus, category: str) -> None:
     specs = pool(corpus)
-    for recipe in plan(category, specs, sandbox_clocks(corpus), 8, 3):
+    for recipe in plan(category, specs, sandbox_clocks(corpus), 8, 3, searchable=True):
+        if category.startswith("retrieval/"):  # only the search is offered; the answer calls what it finds
+            assert recipe.apis == (SEARCH_API,) and SEARCH_API not in recipe.targets and recipe.callable == recipe.targets
+            first, *then = (corpus.specs[name] for name in recipe.targets)
+            assert recipe.exercise["api"] == first.name and recipe.checkpoints == 1
+            assert len(then) == (category == "retrieval/plan") and all(other.sandbox == first.sandbox for other in then)
+            continue
         assert set(recipe.targets) <= set(recipe.apis) and len(recipe.apis) == len(set(recipe.apis))
         spec = corpus.specs[recipe.exercise["api"]] if "api" in recipe.exercise else None
         if category == "special/incomplete":
@@ -48,8 +55,10 @@ def test_every_supported_category_plans_what_it_must_exercise(corpus: Corpus, ca
 
 
 def test_a_category_that_cannot_be_planned_says_why(corpus: Corpus) -> None:
-    with pytest.raises(UserError, match="retrieval"):
-        plan("retrieval/call", pool(corpus), {}, 1, 0)
+    with pytest.raises(UserError, match="no sandbox of this repository runs it"):
+        plan("retrieval/call", pool(corpus), {}, 1, 0)  # a repository without a tool search
+    with pytest.raises(UserError, match="two runnable APIs of one sandbox"):
+        plan("retrieval/plan", [corpus.specs["get_weather_forecast"]], {}, 1, 0, searchable=True)
     weather_only = [corpus.specs["get_weather"]] if "get_weather" in corpus.specs else pool(corpus)[:1]
     with pytest.raises(UserError, match="two runnable APIs of one domain"):
         plan("normal/similar_api", weather_only, {}, 1, 0)

@@ -16,7 +16,7 @@ from validator.errors import UserError
 
 @click.command("export")
 @click.option("--format", "kind", type=click.Choice(["sft", "dpo"]), required=True, help="sft: chat fine-tuning lines; dpo: prompt / chosen / rejected pairs.")
-@click.option("--synth", "synth", type=click.Path(path_type=Path, file_okay=False), default=None, help="The --out folder of a `callbank synth cases` run.")
+@click.option("--synth", "synth", type=click.Path(path_type=Path, file_okay=False), default=None, help="The --out folder of a `callbank synth cases` or `synth scenarios` run.")
 @click.option("--predictions", type=click.Path(path_type=Path, dir_okay=False), default=None, help="A predictions file of `callbank run` (scored here).")
 @click.option("--cases", "cases_root", type=click.Path(path_type=Path, file_okay=False), default=None, help="The repository the predictions were made on (default: the benchmark).")
 @click.option("--out", type=click.Path(path_type=Path, dir_okay=False), required=True, help="The JSON Lines file to write (its manifest goes next to it).")

@@ -1,16 +1,22 @@
 """``callbank fix [PATHS]``: write the findings that have one mechanical fix.
 
-Today that is EXE017 — a case's recorded tool result that differs from what its call returns now
-(a sandbox's data or code changed under a case nobody touched): the one right value is what the
-call returns, computed by the same execution `callbank exec` runs (``validator.regenerate``). Only
-the changed values are rewritten (``validator.fixer``: comments and layout stay). ``--diff``
-prints the changes instead of writing them; exit status 1 then means "there is something to fix"
-(for CI), 0 nothing; 2 a usage error.
+- DLG052: a date the user gave relative to the clock ("tomorrow", "下周三") that is not what those
+  words give against the case's ``time`` (the clock was moved, or a neighbour case copied): the
+  right value is the date the words give, with the time of day and offset it had;
+- EXE017: a case's recorded tool result that differs from what its call returns now (a sandbox's
+  data or code changed under a case nobody touched, or a call's date was just fixed): the right
+  value is what the call returns, computed by the same execution `callbank exec` runs.
+
+Both are applied until nothing changes (``validator.regenerate.fix_repository``); only the
+changed values are rewritten (``validator.fixer``: comments and layout stay). ``--diff`` prints
+the changes instead of writing them (the fixes run on a scratch copy); exit status 1 then means
+"there is something to fix" (for CI), 0 nothing; 2 a usage error.
 """
 
 from __future__ import annotations
 
 import difflib
+import shutil
 import sys
 import tempfile
 from pathlib import Path
@@ -21,43 +27,55 @@ from validator.commands.options import repo_option
 from validator.corpus.index import Corpus
 from validator.errors import UserError
 
+_COPIED = ("specs", "dialogues", "sandboxes", "review", "schemas")  # what a corpus is made of
+_WHAT = {"DLG052": "relative date(s)", "EXE017": "recorded tool result(s)"}
+
 
 @click.command("fix")
 @click.argument("paths", nargs=-1, type=click.Path())
 @click.option("--diff", "show_diff", is_flag=True, help="Print the changes as a unified diff instead of writing them (exit 1 when there are some).")
 @repo_option
 def fix(paths: tuple[str, ...], show_diff: bool, repo_root: str | None) -> None:
-    """Rewrite stale recorded tool results (EXE017) in the cases under PATHS (default: every case)."""
+    """Rewrite stale relative dates (DLG052) and the tool results that follow from them or from a
+    sandbox change (EXE017) in the cases under PATHS (default: every case)."""
     from validator.commands.options import resolve_root
-    from validator.fixer import Fix, write_fixes
-    from validator.regenerate import stale_tool_results
+    from validator.regenerate import fix_repository
 
     try:
         root = resolve_root(repo_root)
-        corpus = Corpus.load(root)
-        corpus.require_intact("fix")
-        wanted = _case_paths(root, paths, corpus) if paths else None
-        fixes = [Fix(s.path, s.pointer, s.actual) for s in stale_tool_results(corpus, wanted)]
-        if not fixes:
-            click.echo("nothing to fix: every recorded tool result is what its call returns", err=True)
-            sys.exit(0)
+        wanted = _case_paths(root, paths, Corpus(root)) if paths else None
         if show_diff:
-            with tempfile.TemporaryDirectory() as scratch:  # written to a copy, shown, thrown away
-                copy = Path(scratch)
-                for path in {f.path for f in fixes}:
-                    (copy / path).parent.mkdir(parents=True, exist_ok=True)
-                    (copy / path).write_text((root / path).read_text(encoding="utf-8"), encoding="utf-8")
-                changed = write_fixes(copy, fixes)
-            for path, (old, new) in changed.items():
-                click.echo("".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}")), nl=False)
-            sys.exit(1)
-        changed = write_fixes(root, fixes)
+            with tempfile.TemporaryDirectory() as scratch:  # fixed in a copy, shown, thrown away
+                copy = Path(scratch) / "repo"
+                _copy_corpus(root, copy)
+                report = fix_repository(copy, wanted)
+        else:
+            report = fix_repository(root, wanted)
     except UserError as error:
         click.echo(f"callbank fix: {error}", err=True)
         sys.exit(2)
-    click.echo(f"fixed {len(fixes)} recorded tool result(s) in {len(changed)} file(s) (EXE017)", err=True)
-    for path in changed:
+    if not report.changed:
+        click.echo("nothing to fix: every relative date is what its words give and every recorded tool result is what its call returns", err=True)
+        sys.exit(0)
+    if show_diff:
+        for path, (old, new) in report.changed.items():
+            click.echo("".join(difflib.unified_diff(old.splitlines(True), new.splitlines(True), f"a/{path}", f"b/{path}")), nl=False)
+        sys.exit(1)
+    done = ", ".join(f"{n} {_WHAT[code]} ({code})" for code, n in sorted(report.counts.items()))
+    click.echo(f"fixed {done} in {len(report.changed)} file(s)", err=True)
+    for path in report.changed:
         click.echo(path)
+
+
+def _copy_corpus(root: Path, copy: Path) -> None:
+    copy.mkdir()
+    for name in _COPIED:
+        if (root / name).is_dir():
+            shutil.copytree(root / name, copy / name, ignore=shutil.ignore_patterns(".*", "__pycache__"))
+    from validator.corpus.config import CONFIG_FILE
+
+    if (root / CONFIG_FILE).is_file():
+        shutil.copyfile(root / CONFIG_FILE, copy / CONFIG_FILE)
 
 
 def _case_paths(root: Path, paths: tuple[str, ...], corpus: Corpus) -> list[str]:

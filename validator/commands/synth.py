@@ -8,11 +8,16 @@ from __future__ import annotations
 
 import asyncio
 import sys
+from dataclasses import replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from validator.errors import UserError
+
+if TYPE_CHECKING:
+    from validator.synth.config import SynthConfig
 
 DEFAULT_CONFIG = "synth.yaml"
 
@@ -20,6 +25,13 @@ DEFAULT_CONFIG = "synth.yaml"
 def _fail(error: UserError) -> None:
     click.echo(f"callbank synth: {error}", err=True)
     sys.exit(2)
+
+
+def _with_search(config: SynthConfig, width: int | None, budget: int | None) -> SynthConfig:
+    """The config with --width / --budget over its `search` block."""
+    if width is None and budget is None:
+        return config
+    return replace(config, search=replace(config.search, width=width or config.search.width, budget=budget or config.search.budget))
 
 
 @click.group("synth")
@@ -55,16 +67,12 @@ def cases(
     root: Path | None,
 ) -> None:
     """Plan, generate, execute, cross-check, check, deduplicate and write N candidate cases to --out."""
-    from dataclasses import replace
-
     from validator.loading import find_repo_root
     from validator.synth.config import load_config
 
     try:
         repo = root or find_repo_root(Path.cwd())
-        config = load_config(config_file or repo / DEFAULT_CONFIG)
-        if width is not None or budget is not None:
-            config = replace(config, search=replace(config.search, width=width or config.search.width, budget=budget or config.search.budget))
+        config = _with_search(load_config(config_file or repo / DEFAULT_CONFIG), width, budget)
         names = tuple(name.strip() for value in apis for name in value.split(",") if name.strip())
         if names and sandbox:
             raise UserError("give --apis or --sandbox, not both")
@@ -94,20 +102,35 @@ def cases(
 @click.option("--out", type=click.Path(path_type=Path, file_okay=False), required=True, help="Folder for the scenarios, their review records, the cache and the report.")
 @click.option("--seed", type=click.IntRange(0), default=0, show_default=True, help="Seed of the plan: same seed, same recipes.")
 @click.option("--keep-disputed", is_flag=True, help="Keep scenarios the simulator fails, marked for review with its episodes.")
+@click.option("--search", is_flag=True, help="Best-first search over the simulator's turns as the agent (see --width, --budget).")
+@click.option("--width", type=click.IntRange(1, 16), default=None, help="Sampled next turns per expanded search node (default: config, else 3).")
+@click.option("--budget", type=click.IntRange(1), default=None, help="Simulator requests per language of a candidate in the search (default: config, else 24).")
 @click.option("--repo", "root", type=click.Path(path_type=Path, file_okay=False), default=None, help="Repository root (default: found from the current folder).")
-def scenarios(sandbox: str, n: int, mode: str | None, config_file: Path | None, out: Path, seed: int, keep_disputed: bool, root: Path | None) -> None:
+def scenarios(
+    sandbox: str,
+    n: int,
+    mode: str | None,
+    config_file: Path | None,
+    out: Path,
+    seed: int,
+    keep_disputed: bool,
+    search: bool,
+    width: int | None,
+    budget: int | None,
+    root: Path | None,
+) -> None:
     """Agent scenarios from a sandbox: reference calls replayed, milestones and outputs derived, the simulator as the agent."""
     from validator.loading import find_repo_root
     from validator.synth.config import load_config
 
     try:
         repo = root or find_repo_root(Path.cwd())
-        config = load_config(config_file or repo / DEFAULT_CONFIG)
+        config = _with_search(load_config(config_file or repo / DEFAULT_CONFIG), width, budget)
         try:
             from validator.synth.scenarios import ScenarioOptions, run_scenarios
         except ImportError as error:
             raise UserError(f"{error.name} is not installed; install the `run` extra: pip install 'callbank[run]'") from None
-        report = asyncio.run(run_scenarios(ScenarioOptions(repo, out, sandbox, n, seed, config, mode, keep_disputed)))
+        report = asyncio.run(run_scenarios(ScenarioOptions(repo, out, sandbox, n, seed, config, mode, keep_disputed, search)))
     except UserError as error:
         _fail(error)
         return

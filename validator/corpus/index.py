@@ -122,6 +122,22 @@ class Corpus:
             loaded = self._admit(path, kind, document, tuple(problems), None)
         return loaded
 
+    def reload(self, paths: Iterable[str]) -> None:
+        """Read these files again from disk (a fixer rewrote them): their new records replace the
+        old ones in every index."""
+        for path in paths:
+            old = self.files.pop(path, None)
+            record = old.record if old is not None else None
+            indexes: tuple[tuple[dict[str, Any], str], ...] = ()
+            if isinstance(record, Spec):
+                indexes = ((self.specs, record.name),)
+            elif isinstance(record, Case | Scenario | ReviewRecord):
+                indexes = ((self.cases, record.id), (self.scenarios, record.id), (self.review_records, record.id))
+            for index, key in indexes:
+                if index.get(key) is record:
+                    del index[key]
+            self.load_file(path)
+
     def adopt(self, path: str, kind: str, data: Any, text: str | None, problems: Sequence[LoadProblem], schema_errors: Sequence[tuple[str, str]]) -> LoadedFile:
         """Index a file another process loaded and validated (its parsed data travels instead of
         being parsed again)."""

@@ -20,6 +20,7 @@ import unicodedata
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from decimal import Decimal, InvalidOperation
+from typing import NamedTuple
 
 from validator.facts.lexicon import (
     EN_CLOCK_WORDS,
@@ -77,11 +78,32 @@ _PERIOD_INITIALS = frozenset(words[0] for words, _ in EN_PERIODS_AFTER)
 _MAY_CONTINUE = frozenset("-/.:年月点时") | frozenset("abcdefghijklmnopqrstuvwxyz")
 
 
+class Relative(NamedTuple):
+    """How a date word depends on the clock: ``days`` after its date (今天 0, tomorrow 1, 后天
+    2), or a ``weekday`` (Monday 0) in the clock's week ``week`` weeks on (下周五: 1, this
+    Friday: 0), or with no ``week`` the coming one (today included)."""
+
+    days: int | None = None
+    weekday: int | None = None
+    week: int | None = None
+
+    def on(self, today: _dt.date) -> _dt.date:
+        """The date the word names when the clock's date is today."""
+        if self.days is not None:
+            return today + _dt.timedelta(days=self.days)
+        assert self.weekday is not None
+        if self.week is None:
+            return today + _dt.timedelta(days=(self.weekday - today.weekday()) % 7)
+        monday = today - _dt.timedelta(days=today.weekday())
+        return monday + _dt.timedelta(days=7 * self.week + self.weekday)
+
+
 @dataclass(frozen=True)
 class Mention:
     start: int  # in Analysis.text
     end: int
     value: Decimal | int | tuple[tuple[int | None, int, int], ...]  # number | minutes | date readings
+    relative: Relative | None = None  # a date read from the clock: how (None for every other mention)
 
 
 @dataclass
@@ -411,10 +433,10 @@ class _Scanner:
         self.a.times.append(Mention(start, end, minutes % (24 * 60)))
         self.take(start, end)
 
-    def date(self, start: int, end: int, readings: Sequence[tuple[int | None, int, int]]) -> None:
+    def date(self, start: int, end: int, readings: Sequence[tuple[int | None, int, int]], relative: Relative | None = None) -> None:
         self.take(start, end)
         if readings:
-            self.a.dates.append(Mention(start, end, tuple(readings)))
+            self.a.dates.append(Mention(start, end, tuple(readings), relative))
 
     def run(self) -> None:
         self.weekdays_zh()
@@ -461,7 +483,7 @@ class _Scanner:
                 week = 0
             else:
                 week = None  # the coming one
-            self.date(start, i + 2, self._weekday_readings(day, week))
+            self.date(start, i + 2, *self._relative(Relative(weekday=day, week=week)))
 
     def relative_days_zh(self) -> None:
         text = self.text
@@ -473,28 +495,17 @@ class _Scanner:
                 start = text.find(word, start + len(word))
         for start, end, offset in sorted(found):
             if not self.is_taken(start):
-                self.date(start, end, self._relative_readings(offset))
+                self.date(start, end, *self._relative(Relative(days=offset)))
 
-    def _relative_readings(self, offset: int) -> list[tuple[int | None, int, int]]:
+    def _relative(self, relative: Relative) -> tuple[list[tuple[int | None, int, int]], Relative]:
+        """The reading of a date word from the clock (none without a clock), and the word's rule.
+        A weekday is in the clock's week, a week on or back (Monday-based, as 下周五 counts), or
+        — with no word before it — the next one."""
         clock = self.a.clock
         if clock is None:
-            return []
-        day = clock.date() + _dt.timedelta(days=offset)
-        return [(day.year, day.month, day.day)]
-
-    def _weekday_readings(self, weekday: int, week: int | None) -> list[tuple[int | None, int, int]]:
-        """The date a weekday names from the clock: in the clock's week, a week on or back
-        (Monday-based, as 下周五 counts), or — with no word before it — the next one."""
-        clock = self.a.clock
-        if clock is None:
-            return []
-        today = clock.date()
-        if week is None:
-            day = today + _dt.timedelta(days=(weekday - today.weekday()) % 7)
-        else:
-            monday = today - _dt.timedelta(days=today.weekday())
-            day = monday + _dt.timedelta(days=7 * week + weekday)
-        return [(day.year, day.month, day.day)]
+            return [], relative
+        day = relative.on(clock.date())
+        return [(day.year, day.month, day.day)], relative
 
     # -- Arabic digits
 
@@ -891,13 +902,13 @@ class _Scanner:
                 offset, begin = 2, start - 14
             elif word == "tomorrow" and self.text[max(0, start - 10) : start] == "day after ":
                 offset, begin = 2, start - 10
-            self.date(begin, end, self._relative_readings(offset))
+            self.date(begin, end, *self._relative(Relative(days=offset)))
         elif word in WEEKDAYS_EN:
             previous = words[index - 1].group() if index > 0 and words[index - 1].end() >= start - 2 else ""
             if previous in ("next", "last"):
                 return  # "next Friday" means different days to different readers
             week = 0 if previous == "this" else None
-            self.date(start, end, self._weekday_readings(WEEKDAYS_EN[word], week))
+            self.date(start, end, *self._relative(Relative(weekday=WEEKDAYS_EN[word], week=week)))
         elif word in EN_CLOCK_WORDS:
             self.time(start, end, EN_CLOCK_WORDS[word])
 

@@ -79,7 +79,7 @@ def policy_text(corpus: Corpus, scenario: Scenario, lang: str) -> str:
     return "\n\n".join(text.strip() for text in texts if text is not None)
 
 
-def _reply_calls(reply: Reply) -> list[Call]:
+def reply_calls(reply: Reply) -> list[Call]:
     if reply.tool_calls:
         parsed = parse_tool_calls(reply.tool_calls)
     else:
@@ -140,7 +140,7 @@ async def run_episode_async(
             record["error"] = str(error)
             break
         add_usage(usage, reply.usage)
-        made = _reply_calls(reply)
+        made = reply_calls(reply)
         if made:
             entries = tool_calls([{"api": c.api, "args": c.args} for c in made], prefix=f"call_{turn}")
             messages.append({"role": "assistant", "content": reply.content or None, "tool_calls": entries})

@@ -7,13 +7,22 @@ Sources:
   reference calls as ``tool_calls``, the real results as ``tool`` messages), the last checkpoint
   the turn to learn. DPO: each step a disputed case's simulator got wrong — prompt up to that
   checkpoint, the reference as chosen, the simulator's answer as rejected, with its error type.
+  Its agent scenarios (``validator.synth.episodes``): SFT, each agreed one in each language as
+  the whole episode — the system prompt `callbank run` shows an agent, the user's messages, the
+  reference's tool calls, the real results, the final answer (the oracle run in the sandbox
+  with the scripted user); DPO, each language a disputed one's simulator failed in, at its first
+  call that left the reference: the oracle's episode before that step as the prompt, the
+  reference's move chosen, the simulator's call rejected.
 * predictions (``--predictions FILE``, cases from ``--repo``): every case checkpoint, scored by
   `callbank score`'s comparison. SFT: the checkpoints the model got right (conversation up to
   there, the reference answer to learn); DPO: the ones it got wrong (its answer rejected).
-  Agent scenarios and retrieval episodes are skipped (counted in the manifest).
+  Agent episodes are scored by the agent scorer: SFT, each right one's whole transcript; DPO,
+  each wrong one at its first wrong step (the model's transcript before it as the prompt, its
+  message rejected, the reference's move chosen). Retrieval episodes are skipped (counted in
+  the manifest).
 
 Every item passes the contamination guard (``validator.synth.guard``) against the benchmark's
-own cases: if any overlaps, nothing is written and each offender is named — unless
+own cases and scenarios: if any overlaps, nothing is written and each offender is named — unless
 ``--allow-overlap REASON``, whose reason and offenders go into the manifest. Output: the JSON
 Lines file and ``<out>.manifest.json`` (format, sources, counts, guard threshold, overlaps).
 Every line is validated against its format before anything is written.
@@ -31,14 +40,19 @@ import yaml
 
 from validator import __version__
 from validator.corpus.index import Corpus
-from validator.corpus.records import Case, Checkpoint, Spec
+from validator.corpus.records import Case, Checkpoint, Scenario, Spec
 from validator.errors import UserError
 from validator.models.render import tool_calls as render_tool_calls
 from validator.models.request import case_requests, first_alternative
+from validator.sandbox import replay as replay_module
+from validator.sandbox.replay import runtime_of
+from validator.sandbox.runtime import Runtime
+from validator.scoring.agent import ReferenceCache, SandboxReplayer, score_scenario
 from validator.scoring.match import score_checkpoint
 from validator.scoring.parse import parse_prediction
 from validator.scoring.predictions import read_predictions
 from validator.scoring.special import render_special
+from validator.synth.episodes import Episode, first_wrong_step, learned, oracle_episode, prompt_of, reference_move
 from validator.synth.formats import line_problems
 from validator.synth.guard import Guard, Overlap
 from validator.synth.write import atomic_write
@@ -48,9 +62,9 @@ MANIFEST_VERSION = 1
 
 @dataclass(frozen=True)
 class Item:
-    """One training example and the case it comes from."""
+    """One training example and the case or scenario it comes from."""
 
-    case: Case
+    source: Case | Scenario
     lang: str
     line: dict[str, Any]
     origin: str  # "synth:<id>" | "predictions:<id>/<lang>/<step>"
@@ -127,18 +141,18 @@ def _synth_records(folder: Path) -> dict[str, dict[str, Any]]:
     return records
 
 
-def from_synth(folder: Path, kind: str, specs: Mapping[str, Spec]) -> Export:
+def from_synth(folder: Path, kind: str, benchmark: Corpus) -> Export:
     if not (folder / "dialogues").is_dir() and not (folder / "sandboxes").is_dir():
         raise UserError(f"--synth {folder}: no dialogues/ or sandboxes/ folder; give the --out folder of a `callbank synth` run")
-    loaded = Corpus.load(folder, kinds=("case",))
-    broken = [f.path for f in loaded.loaded(("case",)) if f.broken]
+    loaded = Corpus.load(folder, kinds=("case", "scenario"))
+    broken = [f.path for f in loaded.loaded(("case", "scenario")) if f.broken]
     if broken:
-        raise UserError(f"--synth {folder}: {len(broken)} case file(s) cannot be read ({', '.join(broken[:3])}); run `callbank check` on them")
+        raise UserError(f"--synth {folder}: {len(broken)} file(s) cannot be read ({', '.join(broken[:3])}); run `callbank check` on them")
     records = _synth_records(folder)
     export = Export()
-    for _, kind_found in loaded.discovered:
-        if kind_found == "scenario":
-            export.skip("scenario (not exported)")
+    specs = benchmark.specs
+    if loaded.scenarios:
+        _synth_scenarios(loaded, records, kind, benchmark, export)
     for case in loaded.cases_in():
         record = records.get(case.id)
         provenance = (record or {}).get("provenance") or {}
@@ -170,16 +184,119 @@ def from_synth(folder: Path, kind: str, specs: Mapping[str, Spec]) -> Export:
     return export
 
 
+def _synth_scenarios(loaded: Corpus, records: Mapping[str, Mapping[str, Any]], kind: str, benchmark: Corpus, export: Export) -> None:
+    """The synth folder's scenarios as whole episodes (SFT) or at a disputed one's wrong step (DPO)."""
+    runtime = runtime_of(benchmark)
+    for scenario in loaded.scenarios_in():
+        provenance = (records.get(scenario.id) or {}).get("provenance") or {}
+        status = provenance.get("consistency")
+        if status is None:
+            export.skip("no synth review record")
+            continue
+        missing = [name for name in scenario.sandboxes if name not in benchmark.states]
+        if missing:
+            raise UserError(f"--synth: {scenario.path} runs in {', '.join(missing)}, which the benchmark {benchmark.root} does not have; pass its repository with --repo")
+        text = loaded.read_text(scenario.path) or ""
+        view, _ = benchmark.with_file(scenario.path, "scenario", text)  # the oracle reads the scenario from its corpus
+        if kind == "sft":
+            if status != "agreed":
+                export.skip("disputed (not verified)")
+                continue
+            for lang in scenario.user:
+                episode = oracle_episode(view, scenario, lang, runtime)
+                line = sft_line(_clean([episode.system, *learned(episode.messages)])[:-1], _clean(learned(episode.messages))[-1], episode.tools)
+                export.items.append(Item(scenario, lang, line, f"synth:{scenario.id}/{lang}"))
+            continue
+        failed = [verdict for verdict in provenance.get("simulator_answers") or [] if isinstance(verdict, Mapping) and not verdict.get("correct")]
+        if status != "disputed" or not failed:
+            export.skip("agreed (no rejected step)")
+            continue
+        for verdict in failed:
+            lang = str(verdict.get("lang"))
+            oracle = oracle_episode(view, scenario, lang, runtime)
+            step = _first_wrong_call(scenario, list(verdict.get("calls") or []), lang, benchmark.specs)
+            at = _oracle_call_message(oracle, step[1]) if step is not None else None
+            if step is None or at is None:
+                export.skip("no wrong call recorded (the simulator's text is not kept)")
+                continue
+            rejected = {"role": "assistant", "content": None, "tool_calls": render_tool_calls([{"api": step[0]["api"], "args": step[0].get("args") or {}}], prefix="call_sim")}
+            prompt = _clean([oracle.system, *oracle.messages[:at]])
+            line = dpo_line(prompt, _clean([oracle.messages[at]])[0], rejected, str(verdict.get("error") or "wrong"), oracle.tools)
+            export.items.append(Item(scenario, lang, line, f"synth:{scenario.id}/{lang}"))
+
+
+def _first_wrong_call(scenario: Scenario, calls: Sequence[Mapping[str, Any]], lang: str, specs: Mapping[str, Spec]) -> tuple[Mapping[str, Any], int] | None:
+    """The simulator's first call that is not the next reference call, and that call's position."""
+    messages: list[dict[str, Any]] = []
+    placed: list[dict[str, Any]] = []
+    for call in calls:  # one assistant message per call: only their order matters here
+        messages.append({"role": "assistant"})
+        placed.append({**call, "at": len(messages) - 1})
+    messages.append({"role": "assistant"})  # the closing text, never the wrong step here
+    step = first_wrong_step(scenario, messages, placed, lang, specs)
+    if step is None or step.index >= len(calls):
+        return None
+    return calls[step.index], step.reference
+
+
+def _oracle_call_message(oracle: Episode, position: int) -> int | None:
+    """The index of the oracle's message that makes its reference call number position."""
+    seen = 0
+    for index, message in enumerate(oracle.messages):
+        for _ in message.get("tool_calls") or []:
+            if seen == position:
+                return index
+            seen += 1
+    return None
+
+
+Scorer = tuple[Runtime, SandboxReplayer, ReferenceCache]
+
+
+def _scenario_prediction(scenario: Scenario, lang: str, record: Mapping[str, Any], kind: str, corpus: Corpus, scorer: Scorer, export: Export, origin: str) -> None:
+    runtime, replayer, cache = scorer
+    verdict = score_scenario(scenario.data, record, lang, replayer, cache)
+    system, tools = prompt_of(corpus, scenario, lang)
+    messages = [dict(m) for m in record.get("messages") or [] if isinstance(m, Mapping)]
+    if kind == "sft":
+        kept = learned(messages)
+        if not verdict.correct or not kept:
+            export.skip("scored wrong (not an SFT example)" if not verdict.correct else "the episode has no assistant message")
+            return
+        cleaned = _clean([system, *kept])
+        export.items.append(Item(scenario, lang, sft_line(cleaned[:-1], cleaned[-1], tools), origin))
+        return
+    if verdict.correct:
+        export.skip("scored right (no rejected answer)")
+        return
+    step = first_wrong_step(scenario, messages, [c for c in record.get("calls") or [] if isinstance(c, Mapping)], lang, corpus.specs)
+    rejected = answer_message(messages[step.index].get("content"), messages[step.index].get("tool_calls")) if step is not None else None
+    if step is None or rejected is None:
+        export.skip("no wrong step found in the episode")
+        return
+    chosen = reference_move(scenario, step.reference, lang, oracle_episode(corpus, scenario, lang, runtime))
+    export.items.append(Item(scenario, lang, dpo_line(_clean([system, *messages[: step.index]]), chosen, rejected, verdict.error or "wrong", tools), origin))
+
+
 def from_predictions(path: Path, kind: str, corpus: Corpus) -> Export:
     predictions = read_predictions(path)
     if predictions.problems:
         raise UserError(f"{path}: {predictions.problems[0]} (run `callbank score` for every problem)")
     export = Export()
+    scorer: Scorer | None = None
     for (case_id, lang, step), prediction in sorted(predictions.records.items()):
         case = corpus.cases.get(case_id)
         record = prediction.record
+        scenario = corpus.scenarios.get(case_id) if case is None else None
+        if scenario is not None:
+            if scorer is None:
+                runtime = runtime_of(corpus)
+                replayer = SandboxReplayer(replay_module, runtime)
+                scorer = (runtime, replayer, ReferenceCache(replayer))
+            _scenario_prediction(scenario, lang, record, kind, corpus, scorer, export, f"predictions:{case_id}/{lang}")
+            continue
         if case is None:
-            export.skip("scenario or unknown id")
+            export.skip("unknown id")
             continue
         if "calls" in record or case.category.startswith("retrieval/"):
             export.skip("retrieval episode")
@@ -218,8 +335,8 @@ class ExportResult:
     manifest: dict[str, Any]
 
 
-def _unique_cases(items: Sequence[Item]) -> list[Case]:
-    return list({(item.case.id, item.case.path): item.case for item in items}.values())
+def _unique_sources(items: Sequence[Item]) -> list[Case | Scenario]:
+    return list({(item.source.id, item.source.path): item.source for item in items}.values())
 
 
 def run_export(
@@ -239,15 +356,15 @@ def run_export(
     if allow_overlap is not None and not allow_overlap.strip():
         raise UserError("--allow-overlap needs a reason (it is written into the manifest)")
     if synth is not None:
-        export = from_synth(synth, kind, benchmark.specs)
+        export = from_synth(synth, kind, benchmark)
         source = {"synth": str(synth)}
     else:
         assert predictions is not None
         export = from_predictions(predictions, kind, cases or benchmark)
         source = {"predictions": str(predictions), "cases": str((cases or benchmark).root)}
-    guard = Guard(benchmark.cases.values(), threshold)
-    offending = {case.id: found for case in _unique_cases(export.items) if (found := guard.overlaps(case))}
-    refused = [(item.origin, offending[item.case.id]) for item in export.items if item.case.id in offending]
+    guard = Guard(benchmark.cases.values(), threshold, benchmark.scenarios.values())
+    offending = {(source.id, source.path): found for source in _unique_sources(export.items) if (found := guard.overlaps(source))}
+    refused = [(item.origin, offending[(item.source.id, item.source.path)]) for item in export.items if (item.source.id, item.source.path) in offending]
     manifest: dict[str, Any] = {
         "version": MANIFEST_VERSION,
         "callbank": __version__,
@@ -256,7 +373,7 @@ def run_export(
         "benchmark": str(benchmark.root),
         "items": len(export.items),
         "skipped": dict(sorted(export.skipped.items())),
-        "guard": {"threshold": threshold, "languages": sorted({lang for case in benchmark.cases.values() for lang in case.dialogues})},
+        "guard": {"threshold": threshold, "languages": sorted({lang for case in benchmark.cases.values() for lang in case.dialogues}), "scenarios": len(benchmark.scenarios)},
         "allow_overlap": None,
     }
     if refused and allow_overlap is None:

@@ -25,6 +25,7 @@ from validator.synth.plan import Recipe
 from validator.synth.prompts import GeneratorPrompt, fill
 
 STAGE = "generate"
+STATE_LIMIT = 6000  # characters of a sandbox's data shown to the generator
 TURN_KINDS = ("user", "assistant", "calls", "special")
 SPECIAL_KINDS = ("incomplete", "error_param", "irrelevant")
 TASKS = {
@@ -38,15 +39,20 @@ TASKS = {
     "missing": "task.missing",
     "invalid": "task.invalid",
     "irrelevant": "task.irrelevant",
+    "retrieve": "task.retrieve",
+    "retrieve_plan": "task.retrieve_plan",
 }
 
 
-def messages(recipe: Recipe, specs: Mapping[str, Spec], prompt: GeneratorPrompt) -> list[dict[str, str]]:
-    """The generator's request for one recipe, in the prompt's language."""
+def messages(recipe: Recipe, specs: Mapping[str, Spec], prompt: GeneratorPrompt, state: Any = None) -> list[dict[str, str]]:
+    """The generator's request for one recipe, in the prompt's language. state is the data of
+    the targets' sandbox, shown when the task needs a value only a result gives (a retrieval plan)."""
     exercise = dict(recipe.exercise) or {"kind": "single", "api": recipe.targets[0] if recipe.targets else ""}
     task = prompt.sections.get(TASKS.get(str(exercise.get("kind")), "task.single"), "")
     values = {key: str(value) for key, value in exercise.items()}
-    schemas = [specs[name].function_schema(prompt.lang) for name in recipe.apis if name in specs]
+    shown = json.dumps(state, ensure_ascii=False, default=str) if state is not None else "{}"
+    values["state"] = shown if len(shown) <= STATE_LIMIT else shown[:STATE_LIMIT] + " …"
+    schemas = [specs[name].function_schema(prompt.lang) for name in recipe.callable if name in specs]  # a retrieval case's targets: the model finds them
     material = {
         "category": recipe.category,
         "time": recipe.time,
@@ -163,13 +169,15 @@ def _check_recipe(recipe: Recipe, turns: Sequence[Mapping[str, Any]]) -> None:
         raise _reject("recipe_mismatch", f"the answer never calls {', '.join(missing)}, which the recipe asks for")
     if recipe.category == "normal/single_turn/parallel" and len(answers[0]["calls"]) < 2:
         raise _reject("recipe_mismatch", "a parallel case makes two or more calls in one step")
+    if recipe.category == "retrieval/call" and len(answers[0]["calls"]) != 1:
+        raise _reject("recipe_mismatch", f"a retrieval/call case is answered by one call, not {len(answers[0]['calls'])}")
 
 
 def draft_from_reply(recipe: Recipe, content: str | None) -> dict[str, Any]:
     """The draft case (``{profile?, en: turns, zh: turns}``, turns in the case's shape without
     tool results) from the generator's reply; Rejected with the first problem."""
     data = parse_reply(content)
-    sides = {lang: _side(data, lang, recipe.apis) for lang in LANGS}
+    sides = {lang: _side(data, lang, recipe.callable) for lang in LANGS}
     if canonical_json(_signature(sides["en"])) != canonical_json(_signature(sides["zh"])):
         raise _reject("languages_differ", "the English and Chinese conversations differ in their turns or in the APIs they call")
     _check_recipe(recipe, sides["en"])

@@ -25,6 +25,7 @@ from validator.errors import UserError
 from validator.loading import load_text
 from validator.models.base import EndpointError
 from validator.models.prompts import PROMPT_VERSION
+from validator.scoring.retrieval import load_searcher
 from validator.synth import consistency, execute, generate
 from validator.synth.cache import AnswerCache
 from validator.synth.checks import Checker
@@ -37,6 +38,7 @@ from validator.synth.prompts import load_generator_prompt
 from validator.synth.render import case_path, render_case
 from validator.synth.report import CandidateLog, build_report, dump_json, render_summary
 from validator.synth.write import atomic_write, write_candidate
+from validator.toolsearch import SEARCH_API, is_retrieval
 
 ID_PREFIX = "syn"
 
@@ -100,10 +102,22 @@ class Pipeline:
         self.asker = Asker({"generator": options.config.generator, "simulator": options.config.simulator}, AnswerCache(options.out))
         self.syntax = options.config.simulator.syntax
         self.simulator_prompt = f"run.{PROMPT_VERSION}.{self.syntax}" + (f"+search.w{options.config.search.width}" if options.search else "")
+        if is_retrieval(options.category):
+            self.simulator_prompt = f"retrieval.{PROMPT_VERSION}.{self.syntax}"
+        self.searcher = load_searcher(corpus) if is_retrieval(options.category) else None
 
     def generator_seed(self, recipe: Recipe) -> int:
         """Each candidate's own seed: recipes of one category can share a prompt word for word."""
         return (self.options.config.generator.seed or 0) + recipe.seed * 100_000 + recipe.index
+
+    def state_of(self, recipe: Recipe) -> Any:
+        """The data of the sandbox of a retrieval plan's targets (the generator must write a value
+        the first call returns); None for every other recipe, whose prompt shows no data."""
+        if recipe.category != "retrieval/plan":
+            return None
+        spec = self.specs.get(recipe.targets[0])
+        state = self.corpus.states.get(spec.sandbox or "") if spec is not None else None
+        return state.data if state is not None else None
 
     def deduper(self, planned: set[str]) -> Deduper:
         """The corpus's cases and the cases earlier runs wrote to --out (not this run's own)."""
@@ -133,7 +147,7 @@ class Pipeline:
         log.passed("plan", 0.0)
         log.started = time.perf_counter()
         key = self.asker.key("generator", self.prompt.name + "." + self.prompt.lang, recipe.key, "draft")
-        answer = await self.asker.ask(key, generate.messages(recipe, self.specs, self.prompt), seed=self.generator_seed(recipe))
+        answer = await self.asker.ask(key, generate.messages(recipe, self.specs, self.prompt, self.state_of(recipe)), seed=self.generator_seed(recipe))
         started = log.started = time.perf_counter()
         draft = generate.draft_from_reply(recipe, answer.content)
         log.passed("generate", time.perf_counter() - started, cached=answer.cached)
@@ -178,6 +192,10 @@ class Pipeline:
         log.passed("write", time.perf_counter() - started, record=record)
 
     async def _consistency(self, recipe: Recipe, case: Case) -> list[consistency.StepCheck]:
+        if is_retrieval(recipe.category):
+            if self.searcher is None:
+                raise UserError(f"no loaded sandbox runs {SEARCH_API}: retrieval cases cannot be solved")
+            return await consistency.simulate_retrieval(case, self.corpus, self.runtime, self.searcher, self.asker, recipe.key, self.syntax)
         if self.options.search and sum(len(d.checkpoints) for d in case.dialogues.values()) > len(case.dialogues):
             from validator.synth.search import search_case
 
@@ -190,7 +208,8 @@ async def run_synth(options: SynthOptions) -> dict[str, Any]:
     corpus = Corpus.load(options.root)
     corpus.require_intact("synth cases")
     specs = pool(corpus, options.apis, options.sandbox)
-    recipes = plan(options.category, specs, sandbox_clocks(corpus), options.n, options.seed)
+    search = corpus.specs.get(SEARCH_API)
+    recipes = plan(options.category, specs, sandbox_clocks(corpus), options.n, options.seed, searchable=search is not None and search.runnable and search.sandbox in corpus.states)
     with folder_lock(options.out):
         pipeline = Pipeline(options, corpus)
         try:

@@ -17,9 +17,15 @@ normal/atom/<type>         the target's parameter of that JSON type must be fill
 special/incomplete         the user leaves out one required value (named)
 special/error_param        the user gives a value the parameter's schema forbids
 special/irrelevant         no candidate API can serve the request
+retrieval/call             only the tool-search API is offered; one call of the target,
+                           which the model must find first (the request gives every value)
+retrieval/plan             as retrieval/call, two calls of one sandbox: the second takes a
+                           value from the first's result
 =========================  ==========================================================
 
-Retrieval cases need the tool-search catalog and are not planned (a UserError says so).
+A retrieval recipe offers ``apis: [search_tools]`` (the case's only candidate) and names the
+targets the generator writes the calls of; the rival APIs are the whole catalog the model
+searches. It needs a runnable ``search_tools`` in the repository (a UserError says so).
 """
 
 from __future__ import annotations
@@ -34,8 +40,9 @@ from validator.corpus.categories import CASE_CATEGORIES
 from validator.corpus.index import Corpus
 from validator.corpus.records import Spec
 from validator.errors import UserError
+from validator.toolsearch import SEARCH_API, is_retrieval
 
-SUPPORTED = tuple(category for category in CASE_CATEGORIES if not category.startswith("retrieval/"))  # a retrieval case needs a search episode
+SUPPORTED = CASE_CATEGORIES
 DISTRACTORS = 2
 ATOM_TYPES = {"bool": ("boolean",), "number": ("number", "integer"), "list": ("array",), "object": ("object",)}
 CONSTRAINTS = ("enum", "pattern", "minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum", "minLength", "maxLength", "format")
@@ -53,6 +60,12 @@ class Recipe:
     time: str  # the dialogue's "now" and the sandboxes' clock
     checkpoints: int  # how many points the assistant must act at
     exercise: Mapping[str, Any] = field(default_factory=dict)  # {"kind": ..., "api": ..., "param": ...}
+
+    @property
+    def callable(self) -> tuple[str, ...]:
+        """The APIs the reference answer may call: the candidates, or in a retrieval case the
+        targets the model must find (its only candidate is the search)."""
+        return self.targets if is_retrieval(self.category) else self.apis
 
     @property
     def key(self) -> str:
@@ -109,6 +122,8 @@ def _constrained(spec: Spec) -> list[str]:
 
 def _fits(category: str, spec: Spec, specs: Sequence[Spec]) -> bool:
     """Whether spec can be the target of a case of this category."""
+    if is_retrieval(category):
+        return spec.name != SEARCH_API and (category == "retrieval/call" or _partners(spec, specs) != [])
     if category == "normal/similar_api":
         return any(other.domain == spec.domain and other.name != spec.name for other in specs)
     if category.startswith("normal/atom/"):
@@ -120,11 +135,19 @@ def _fits(category: str, spec: Spec, specs: Sequence[Spec]) -> bool:
     return True
 
 
-def plan(category: str, specs: Sequence[Spec], clocks: Mapping[str, str], n: int, seed: int) -> list[Recipe]:
-    """n recipes for one category, drawn deterministically from specs (clocks: sandbox → its clock)."""
+def _partners(spec: Spec, specs: Sequence[Spec]) -> list[Spec]:
+    """The APIs a retrieval plan may call after spec: another API of its sandbox."""
+    return [other for other in specs if other.sandbox == spec.sandbox and other.name not in (spec.name, SEARCH_API)]
+
+
+def plan(category: str, specs: Sequence[Spec], clocks: Mapping[str, str], n: int, seed: int, *, searchable: bool = False) -> list[Recipe]:
+    """n recipes for one category, drawn deterministically from specs (clocks: sandbox → its
+    clock); searchable says whether the repository runs the tool search a retrieval case needs."""
     if category not in SUPPORTED:
         known = ", ".join(SUPPORTED)
         raise UserError(f"--category {category!r}: synth plans only these categories: {known}")
+    if is_retrieval(category) and not searchable:
+        raise UserError(f"--category {category}: a retrieval case offers only {SEARCH_API}, and no sandbox of this repository runs it")
     targets = [spec for spec in specs if _fits(category, spec, specs)]
     if not targets:
         raise UserError(f"--category {category}: none of the {len(specs)} API(s) drawn from can be its target ({_why(category)})")
@@ -136,6 +159,8 @@ def _why(category: str) -> str:
         return "it needs two runnable APIs of one domain"
     if category.startswith("normal/atom/"):
         return f"it needs a parameter of type {category.rsplit('/', 1)[1]}"
+    if category == "retrieval/plan":
+        return "it needs two runnable APIs of one sandbox besides the search"
     if category == "special/incomplete":
         return "it needs an API with a required parameter"
     if category == "special/error_param":
@@ -162,6 +187,11 @@ def _recipe(category: str, targets: Sequence[Spec], specs: Sequence[Spec], clock
         exercise = {"kind": "invalid", "api": target.name, "param": rng.choice(_constrained(target))}
     elif category == "special/irrelevant":
         exercise = {"kind": "irrelevant"}
+    elif category == "retrieval/call":
+        exercise = {"kind": "retrieve", "api": target.name}
+    elif category == "retrieval/plan":
+        chosen.append(rng.choice(_partners(target, specs)))
+        exercise = {"kind": "retrieve_plan", "api": target.name, "then": chosen[-1].name}
     elif category == "normal/preference":
         exercise = {"kind": "profile", "api": target.name}
     elif category == "normal/single_turn/parallel":
@@ -175,6 +205,9 @@ def _recipe(category: str, targets: Sequence[Spec], specs: Sequence[Spec], clock
             exercise = {"kind": "switch", "api": target.name, "then": chosen[-1].name}
         else:
             exercise = {"kind": "adjust", "api": target.name}
+    if is_retrieval(category):  # the only candidate is the search; the catalog holds the rivals
+        clock = clocks.get(target.sandbox or "", "2024-07-15T09:00:00+08:00")
+        return Recipe(index, seed, category, tuple(s.name for s in chosen), (SEARCH_API,), clock, checkpoints, exercise)
     rest = [s for s in specs if s not in chosen]
     # distractors from the target's own sandbox first: a rival that plausibly belongs in the dialogue
     rest.sort(key=lambda s: (s.sandbox != target.sandbox, rng.random()))

@@ -16,6 +16,8 @@ The same stages as cases, for a scenario:
 * *consistency* — the simulator runs the scenario as the agent, with `callbank run`'s harness
   (system prompt, policy, tools) and the scripted user, in both languages; `callbank score`'s
   agent verdict (end state equal to the reference's, no minefield, outcome told) must be right;
+  with ``--search`` the episode is the one best-first search over sampled turns finds
+  (``validator.synth.scenario_search``);
 * *check*, *dedupe* (the user's goal and script against every scenario's, per language) and
   *write* (``DIR/sandboxes/<name>/scenarios/<id>.yaml`` with a pending record), as for cases.
 """
@@ -39,7 +41,7 @@ from validator.corpus.langs import LANGS
 from validator.corpus.records import Scenario
 from validator.errors import UserError
 from validator.loading import load_text
-from validator.models.base import EndpointError, Reply, Request
+from validator.models.base import EndpointError
 from validator.models.episode import SessionEnvironment, policy_text, run_episode_async
 from validator.models.prompts import PROMPT_VERSION
 from validator.models.user import scripted_user
@@ -51,13 +53,14 @@ from validator.similarity import ShingleIndex, shingles
 from validator.synth.cache import AnswerCache
 from validator.synth.checks import Checker
 from validator.synth.client import Asker
-from validator.synth.config import SynthConfig
-from validator.synth.consistency import wire
+from validator.synth.config import SearchConfig, SynthConfig
+from validator.synth.consistency import SimulatorAgent
 from validator.synth.generate import parse_reply
 from validator.synth.outcome import Rejected
 from validator.synth.pipeline import folder_lock
 from validator.synth.prompts import GeneratorPrompt, fill, load_generator_prompt
 from validator.synth.report import CandidateLog, build_report, dump_json, render_summary
+from validator.synth.scenario_search import ScenarioSearch
 from validator.synth.write import atomic_write, write_item
 
 MODES = ("multi_step", "multi_turn")
@@ -249,34 +252,25 @@ def scenario_record(path: str, text: str) -> Scenario:
 # ----------------------------------------------------------------------------- consistency
 
 
-class SimulatorAgent:
-    """The simulator as the agent of `callbank run`'s episode loop, every answer cached."""
-
-    def __init__(self, asker: Asker, recipe_key: str, syntax: str, lang: str) -> None:
-        self.asker = asker
-        self.recipe_key = recipe_key
-        self.syntax = syntax
-        self.lang = lang
-        self.name = asker.models["simulator"].model
-
-    def complete(self, request: Request) -> Reply:  # the protocol's synchronous door; the loop uses acomplete
-        raise NotImplementedError("the synth simulator is asked asynchronously")
-
-    async def acomplete(self, request: Request) -> Reply:
-        messages, tools = wire(request, self.syntax)
-        question = f"{self.lang}/{request.step}/{sha256_of(messages)[7:23]}"
-        key = self.asker.key("simulator", f"agent.{PROMPT_VERSION}.{self.syntax}", self.recipe_key, question)
-        answer = await self.asker.ask(key, messages, tools)
-        return Reply(answer.content, answer.tool_calls if self.syntax == "tool_calls" else None, dict(answer.usage))
-
-
-async def agree(scenario: Scenario, doc: Mapping[str, Any], corpus: Corpus, runtime: Runtime, asker: Asker, recipe_key: str, syntax: str) -> list[dict[str, Any]]:
-    """The simulator's episode in each language, scored; one verdict per language."""
+async def agree(
+    scenario: Scenario, doc: Mapping[str, Any], corpus: Corpus, runtime: Runtime, asker: Asker, recipe_key: str, syntax: str, search: SearchConfig | None = None
+) -> list[dict[str, Any]]:
+    """The simulator's episode in each language, scored; one verdict per language. With a search
+    config the episode is the one best-first search finds (``validator.synth.scenario_search``)."""
     replayer = SandboxReplayer(replay_module, runtime)
     cache = ReferenceCache(replayer)
     verdicts = []
+    if search is not None:
+        policies = {lang: policy_text(corpus, scenario, lang) for lang in LANGS}
+        searcher = ScenarioSearch(scenario, doc, corpus.specs, runtime, policies, asker, recipe_key, syntax, search)
+        for lang in LANGS:
+            found = await searcher.side(lang)
+            verdict = found.verdict
+            shown = {"lang": lang, "correct": verdict.correct, "error": verdict.error, "detail": verdict.detail, "process": round(verdict.process, 4)}
+            verdicts.append({**shown, "calls": found.record["calls"], "searched": found.spent})
+        return verdicts
     for lang in LANGS:
-        agent = SimulatorAgent(asker, recipe_key, syntax, lang)
+        agent = SimulatorAgent(asker, recipe_key, syntax, lang, "agent")
         environment = SessionEnvironment(scenario_session(runtime, doc), lang)
         record = await run_episode_async(agent, scenario, lang, corpus.specs, syntax, environment, policy_text(corpus, scenario, lang), user=scripted_user(scenario, lang))
         verdict = score_scenario(doc, record, lang, replayer, cache)
@@ -297,6 +291,7 @@ class ScenarioOptions:
     config: SynthConfig
     mode: str | None = None
     keep_disputed: bool = False
+    search: bool = False  # best-first search over the simulator's turns (config.search: width, budget)
 
 
 async def run_scenarios(options: ScenarioOptions) -> dict[str, Any]:
@@ -335,7 +330,15 @@ async def run_scenarios(options: ScenarioOptions) -> dict[str, Any]:
                     break
         finally:
             await asker.close()
-        header = {"category": f"agent scenarios ({options.sandbox})", "seed": options.seed, "n": options.n, "sandbox": options.sandbox, "keep_disputed": options.keep_disputed, "stopped": stopped}
+        header = {
+            "category": f"agent scenarios ({options.sandbox})",
+            "seed": options.seed,
+            "n": options.n,
+            "sandbox": options.sandbox,
+            "keep_disputed": options.keep_disputed,
+            "search": options.search,
+            "stopped": stopped,
+        }
         report = build_report(header, logs, {role: totals.as_dict() for role, totals in asker.totals.items()})
         atomic_write(options.out / "candidates.jsonl", "".join(json.dumps(log.as_dict(), ensure_ascii=False) + "\n" for log in logs))
         atomic_write(options.out / "report.json", dump_json(report))
@@ -378,7 +381,7 @@ async def _candidate(
     log.passed("execute", time.perf_counter() - started, milestones=len(doc["milestones"]))
 
     log.started = time.perf_counter()
-    verdicts = await agree(scenario, doc, corpus, runtime, asker, recipe.key, syntax)
+    verdicts = await agree(scenario, doc, corpus, runtime, asker, recipe.key, syntax, options.config.search if options.search else None)
     started = log.started = time.perf_counter()
     wrong = [v for v in verdicts if not v["correct"]]
     status = "agreed"
@@ -404,7 +407,7 @@ async def _candidate(
     provenance: dict[str, Any] = {
         "source": "callbank synth",
         "generator": {"model": options.config.generator.model, "prompt_version": f"{prompt.name}.{prompt.lang}"},
-        "simulator": {"model": options.config.simulator.model, "prompt_version": f"agent.{PROMPT_VERSION}.{syntax}"},
+        "simulator": {"model": options.config.simulator.model, "prompt_version": f"agent.{PROMPT_VERSION}.{syntax}" + (f"+search.w{options.config.search.width}" if options.search else "")},
         "seed": recipe.seed,
         "recipe": recipe.key,
         "exercise": {"kind": "scenario", "mode": recipe.mode},
