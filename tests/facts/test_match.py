@@ -55,6 +55,12 @@ TOLD = [
     ({"number": 420.5, "unit": "CNY"}, "¥420.50 at the fuel station", "en"),
     ({"number": 3, "unit": {"en": ["tickets"], "zh": ["张"]}}, "三张票都订好了", "zh"),
     ({"number": 18, "unit": "credit"}, "这学期一共选了18个学分", "zh"),
+    # lengths of time in words
+    ({"number": 30, "unit": "minute"}, "It's about half an hour by taxi.", "en"),
+    ({"number": 30, "unit": "minute"}, "打车大概半小时", "zh"),
+    ({"number": 90, "unit": "minute"}, "The drive takes an hour and a half.", "en"),
+    ({"number": 1.5, "unit": "hour"}, "开车要一个半小时", "zh"),
+    ({"number": 15, "unit": "minute"}, "走过去一刻钟", "zh"),
     ({"number": 18, "unit": "credit"}, "18 credits this term", "en"),
     # about: the words that say what the number is, in the same sentence or under its heading
     ({"number": 100, "unit": "CNY", "about": TOPUP}, "I topped up your wallet by 100.00 yuan.", "en"),
@@ -153,6 +159,8 @@ NOT_TOLD = [
     ({"code": "N-2"}, "note AN-2", "en"),
     ({"code": "B-1042"}, "Your booking B-10420 is confirmed", "en"),
     ({"code": "GB71MIDL40515712345678"}, "IBAN GB71 MIDL 4051 5712 3456 789", "en"),  # one digit more
+    ({"number": 30, "unit": "hour"}, "about half an hour", "en"),  # the words are minutes or half an hour, not 30 hours
+    ({"number": 45, "unit": "minute"}, "大概半小时", "zh"),
     # a bare hour is read as written
     ({"time": "20:00"}, "at 8:00", "en"),
     ({"time": "20:00"}, "8点", "zh"),

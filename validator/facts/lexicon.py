@@ -112,6 +112,13 @@ RELATIVE_DAYS_ZH: tuple[tuple[str, int], ...] = (
 )  # fmt: skip
 RELATIVE_DAYS_EN: dict[str, int] = {"today": 0, "tonight": 0, "tomorrow": 1}
 
+# lengths of time said in words, in minutes ("half an hour" is a number of minutes and of hours)
+DURATION_MINUTES: dict[str, int] = {
+    "half an hour": 30, "half hour": 30, "a quarter of an hour": 15, "quarter of an hour": 15, "quarter hour": 15,
+    "three quarters of an hour": 45, "an hour and a half": 90, "one and a half hours": 90, "one hour and a half": 90,
+    "一个半小时": 90, "一个半钟头": 90, "半个小时": 30, "半小时": 30, "半个钟头": 30, "半个钟": 30, "一刻钟": 15, "三刻钟": 45,
+}
+
 # Chinese words before an hour that fix the half of the day; the value says how the hour reads:
 # "am" keeps it, "pm" adds 12 below 12, "noon" adds 12 below 11 (中午1点 is 13:00), "night"
 # reads 12 as midnight and small hours as they are.

@@ -51,6 +51,8 @@ def _unit_next_to(fact: NumberFact, mention: Mention, analysis: Analysis, lang: 
     for a symbol or code, right before it (``¥1,260``, ``CNY 1260``)."""
     if fact.unit is None and fact.unit_words is None:
         return True
+    if mention.unit is not None:  # "half an hour": the words are the unit
+        return fact.unit == mention.unit
     text = analysis.text
     if fact.unit is not None:
         unit = UNITS[fact.unit]

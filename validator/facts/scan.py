@@ -23,6 +23,7 @@ from decimal import Decimal, InvalidOperation
 from typing import NamedTuple
 
 from validator.facts.lexicon import (
+    DURATION_MINUTES,
     EN_CLOCK_WORDS,
     EN_MAGNITUDES,
     EN_NUMBER_WORDS,
@@ -59,6 +60,10 @@ _ZH_WEEKDAY = re.compile("[周期拜][一二三四五六日天]")  # 周五, 星
 _SENTENCE_END = re.compile(r"[\n!?;。]")
 _PERIOD = re.compile(r"\.")
 _CLAUSE_PUNCTUATION = frozenset(",;:.!?\n、。")
+# longest first, so "an hour and a half" is not read as "half" of something
+_DURATION_WORDS = re.compile(
+    "(?<![a-z])(?:" + "|".join(re.escape(words).replace("\\ ", "[ -]") for words in sorted(DURATION_MINUTES, key=len, reverse=True)) + ")(?![a-z])"
+)
 _INNER_MARK = re.compile(r"(?<=[0-9])[:.,](?=[0-9])")
 # a full stop that ends one of these words is an abbreviation, not a sentence: No. 3, Dr. Zheng
 _ABBREVIATION_STOP = re.compile(r"(?<![0-9a-z])(no|nos|dr|mr|mrs|ms|st|mt|jr|sr|prof|vs|approx|tel|ext)\.")
@@ -104,6 +109,7 @@ class Mention:
     end: int
     value: Decimal | int | tuple[tuple[int | None, int, int], ...]  # number | minutes | date readings
     relative: Relative | None = None  # a date read from the clock: how (None for every other mention)
+    unit: str | None = None  # a unit the words carry without writing it ("half an hour": minute)
 
 
 @dataclass
@@ -429,6 +435,16 @@ class _Scanner:
         self.a.numbers.append(Mention(start, end, value))
         self.take(start, end)
 
+    def durations(self) -> None:
+        """Lengths of time said in words: half an hour, an hour and a half, 半小时, 一刻钟 — each
+        a number of minutes and of hours, with the unit the words carry."""
+        for match in _DURATION_WORDS.finditer(self.text):
+            minutes = DURATION_MINUTES[match.group().replace("-", " ")]
+            start, end = match.span()
+            self.a.numbers.append(Mention(start, end, Decimal(minutes), unit="minute"))
+            self.a.numbers.append(Mention(start, end, Decimal(minutes) / 60, unit="hour"))
+            self.take(start, end)
+
     def time(self, start: int, end: int, minutes: int) -> None:
         self.a.times.append(Mention(start, end, minutes % (24 * 60)))
         self.take(start, end)
@@ -439,6 +455,8 @@ class _Scanner:
             self.a.dates.append(Mention(start, end, tuple(readings), relative))
 
     def run(self) -> None:
+        self.durations()
+        self.taken.end_pass()
         self.weekdays_zh()
         self.taken.end_pass()
         self.relative_days_zh()
