@@ -88,6 +88,11 @@ TOLD = [
     ({"time": "20:00"}, "20点出发", "zh"),
     ({"time": "20:00"}, "明晚8点", "zh"),
     ({"time": "19:45"}, "at 7.45pm", "en"),
+    ({"time": "16:30"}, "at half past four in the afternoon", "en"),
+    ({"time": "18:45"}, "at a quarter to seven pm", "en"),
+    ({"time": "06:00"}, "the alarm goes off at six am", "en"),
+    ({"time": "18:00"}, "at six o'clock in the evening", "en"),
+    ({"time": "16:30"}, "four thirty pm", "en"),
     ({"time": "07:45"}, "七点四十五出发", "zh"),
     ({"time": "07:30"}, "早上7点半", "zh"),
     ({"time": "13:00"}, "中午1点", "zh"),
@@ -161,6 +166,8 @@ NOT_TOLD = [
     ({"code": "GB71MIDL40515712345678"}, "IBAN GB71 MIDL 4051 5712 3456 789", "en"),  # one digit more
     ({"number": 30, "unit": "hour"}, "about half an hour", "en"),  # the words are minutes or half an hour, not 30 hours
     ({"number": 45, "unit": "minute"}, "大概半小时", "zh"),
+    ({"time": "16:30"}, "four thirty", "en"),  # hour and minute words with no am, pm or o'clock may be a count
+    ({"time": "16:30"}, "half past four", "en"),  # read as written: 04:30, as a bare 4:30 is
     # a bare hour is read as written
     ({"time": "20:00"}, "at 8:00", "en"),
     ({"time": "20:00"}, "8点", "zh"),

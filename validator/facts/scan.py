@@ -27,7 +27,9 @@ from validator.facts.lexicon import (
     EN_CLOCK_WORDS,
     EN_MAGNITUDES,
     EN_NUMBER_WORDS,
+    EN_ONES,
     EN_PERIODS_AFTER,
+    EN_TENS,
     FAILURE_WINDOW_ZH,
     FAILURES_EN,
     FAILURES_ZH,
@@ -63,6 +65,12 @@ _CLAUSE_PUNCTUATION = frozenset(",;:.!?\n、。")
 # longest first, so "an hour and a half" is not read as "half" of something
 _DURATION_WORDS = re.compile(
     "(?<![a-z])(?:" + "|".join(re.escape(words).replace("\\ ", "[ -]") for words in sorted(DURATION_MINUTES, key=len, reverse=True)) + ")(?![a-z])"
+)
+_HOUR_WORDS = "one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+_MINUTE_WORDS = "(?:twenty|thirty|forty|fifty)[- ](?:one|two|three|four|five|six|seven|eight|nine)|fifteen|thirty|forty|fifty|twenty|ten"
+_CLOCK_IN_WORDS = re.compile(
+    rf"(?<![a-z0-9])(?:(?:(?P<past>half|quarter) past|(?:a )?(?P<to>quarter) to) (?P<hour>{_HOUR_WORDS}|1[0-2]|0?[1-9])"
+    rf"|(?P<hour2>{_HOUR_WORDS})(?: (?P<minutes>{_MINUTE_WORDS}))? ?(?P<marker>o'clock|a\.m\.|p\.m\.|am|pm)(?![a-z]))"
 )
 _INNER_MARK = re.compile(r"(?<=[0-9])[:.,](?=[0-9])")
 # a full stop that ends one of these words is an abbreviation, not a sentence: No. 3, Dr. Zheng
@@ -435,6 +443,32 @@ class _Scanner:
         self.a.numbers.append(Mention(start, end, value))
         self.take(start, end)
 
+    def clock_words(self) -> None:
+        """Times of day said in words: half past four, a quarter to seven, six o'clock, six am,
+        four thirty pm (an hour word with minutes needs am/pm or o'clock right after it: "four
+        thirty" alone may be a count). The half of the day after it applies as after digits."""
+        for match in _CLOCK_IN_WORDS.finditer(self.text):
+            start, end = match.span()
+            if self.is_taken(start):
+                continue
+            hour = _hour_value(match["hour"] or match["hour2"])
+            if hour is None or not 1 <= hour <= 12:
+                continue
+            minute = 0
+            if match["past"] is not None:
+                minute = 30 if match["past"] == "half" else 15
+            elif match["to"] is not None:
+                hour, minute = (hour - 1) or 12, 45
+            elif match["minutes"] is not None:
+                tens, _, ones = match["minutes"].replace(" ", "-").partition("-")
+                minute = EN_TENS.get(tens, EN_ONES.get(tens, 0)) + EN_ONES.get(ones, 0)
+            marker = match["marker"]
+            if marker is None or marker == "o'clock":
+                period, stop = self._period_after(end)
+            else:
+                period, stop = marker.replace(".", ""), end
+            self.time(start, stop, _clock(hour, minute, period))
+
     def durations(self) -> None:
         """Lengths of time said in words: half an hour, an hour and a half, 半小时, 一刻钟 — each
         a number of minutes and of hours, with the unit the words carry."""
@@ -456,6 +490,7 @@ class _Scanner:
 
     def run(self) -> None:
         self.durations()
+        self.clock_words()
         self.taken.end_pass()
         self.weekdays_zh()
         self.taken.end_pass()
@@ -1023,6 +1058,12 @@ class _Taken:
 
 
 _RANGE_DASHES = ("-", "–", "—", "~", "～")
+
+
+def _hour_value(word: str) -> int | None:
+    if word.isdigit():
+        return int(word)
+    return EN_ONES.get(word)
 
 
 def _clock(hour: int, minute: int, period: str | None) -> int:
