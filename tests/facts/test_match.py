@@ -116,6 +116,9 @@ TOLD = [
     ({"date": "2025-05-08"}, "the day after tomorrow", "en"),
     ({"date": "2025-05-08"}, "后天", "zh"),
     ({"date": "2025-05-13"}, "下周二", "zh"),
+    ({"date": "2025-05-18"}, "on 18 and 19 May", "en"),  # the first of a pair takes the month after the second
+    ({"date": "2025-05-19"}, "5月18日和19日", "zh"),  # the second of a pair takes the month of the first
+    ({"date": "2025-05-20"}, "5月18日到20号", "zh"),
     # phrases: alternatives, inflections, punctuation, clauses
     ({"phrase": {"en": ["declined", "rejected"], "zh": ["拒绝", "未通过"]}}, "The card was declined.", "en"),
     ({"phrase": {"en": ["declined", "rejected"], "zh": ["拒绝", "未通过"]}}, "很遗憾，申请未通过。", "zh"),

@@ -72,6 +72,8 @@ _CLOCK_IN_WORDS = re.compile(
     rf"(?<![a-z0-9])(?:(?:(?P<past>half|quarter) past|(?:a )?(?P<to>quarter) to) (?P<hour>{_HOUR_WORDS}|1[0-2]|0?[1-9])"
     rf"|(?P<hour2>{_HOUR_WORDS})(?: (?P<minutes>{_MINUTE_WORDS}))? ?(?P<marker>o'clock|a\.m\.|p\.m\.|am|pm)(?![a-z]))"
 )
+_EN_DAY_PAIR = re.compile(r"(?:st|nd|rd|th)?(?: and | & | or |, | to |-|–| - | – )[0-9]{1,2}(?:st|nd|rd|th)? (?:of )?")
+_ZH_NEXT_DAY = re.compile(r"(?:和|与|跟|、|或|或者|至|到|-|–|~|～)(?P<day>[0-9]{1,2})[日号]")
 _INNER_MARK = re.compile(r"(?<=[0-9])[:.,](?=[0-9])")
 # a full stop that ends one of these words is an abbreviation, not a sentence: No. 3, Dr. Zheng
 _ABBREVIATION_STOP = re.compile(r"(?<![0-9a-z])(no|nos|dr|mr|mrs|ms|st|mt|jr|sr|prof|vs|approx|tel|ext)\.")
@@ -632,12 +634,15 @@ class _Scanner:
                 (zh_month, zh_day), stop = zh_month_day
                 self.date(start, stop, _valid([(written_year, zh_month, zh_day)]) if zh_day else [])
                 return True
-        # 5月9日
+        # 5月9日 (and 5月9日和10日: the second day takes the first one's month)
         if length <= 2 and self.char(self.skip_spaces(end)) == "月":
             zh_month_day = self._month_day_zh(start)
             if zh_month_day is not None:
                 (zh_month, zh_day), stop = zh_month_day
                 self.date(start, stop, _valid([(None, zh_month, zh_day)]) if zh_day else [])
+                following = _ZH_NEXT_DAY.match(text, stop) if zh_day else None
+                if following is not None:
+                    self.date(following.start("day"), following.end(), _valid([(None, zh_month, int(following["day"]))]))
                 return True
         # 5/9, 9/5/2025
         if length <= 2 and sep == "/" and not (self.char(start - 1).isdigit() or self.char(start - 1) == "/"):
@@ -671,6 +676,14 @@ class _Scanner:
                 stop = year_found[1] if year_found else stop
                 self.date(start, stop, _valid([(year_value, value, int(text[start:end]))]))
                 return True
+            # 18 and 19 July, 18–19 July: the first day takes the month written after the second
+            pair = _EN_DAY_PAIR.match(text, end)
+            if pair is not None:
+                month = self._month_word(pair.end())
+                if month is not None:
+                    year_found = self._year_after(month[1])
+                    self.date(start, end, _valid([(year_found[0] if year_found else None, month[0], int(text[start:end]))]))
+                    return True
         return False
 
     def _month_day_zh(self, i: int) -> tuple[tuple[int, int], int] | None:
