@@ -93,6 +93,10 @@ TOLD = [
     ({"time": "06:00"}, "the alarm goes off at six am", "en"),
     ({"time": "18:00"}, "at six o'clock in the evening", "en"),
     ({"time": "16:30"}, "four thirty pm", "en"),
+    # the afternoon or evening of a range's start carries to its end
+    ({"time": "22:30"}, "晚上6点到10点半都在家", "zh"),
+    ({"time": "22:30"}, "from 6 pm to 10:30", "en"),
+    ({"time": "17:00"}, "下午3点到5点", "zh"),
     ({"time": "07:45"}, "七点四十五出发", "zh"),
     ({"time": "07:30"}, "早上7点半", "zh"),
     ({"time": "13:00"}, "中午1点", "zh"),
@@ -170,6 +174,7 @@ NOT_TOLD = [
     ({"number": 30, "unit": "hour"}, "about half an hour", "en"),  # the words are minutes or half an hour, not 30 hours
     ({"number": 45, "unit": "minute"}, "大概半小时", "zh"),
     ({"time": "16:30"}, "four thirty", "en"),  # hour and minute words with no am, pm or o'clock may be a count
+    ({"time": "13:00"}, "晚上11点到1点", "zh"),  # a range across midnight: its end is read as written
     ({"time": "16:30"}, "half past four", "en"),  # read as written: 04:30, as a bare 4:30 is
     # a bare hour is read as written
     ({"time": "20:00"}, "at 8:00", "en"),

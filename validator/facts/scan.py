@@ -74,6 +74,7 @@ _CLOCK_IN_WORDS = re.compile(
 )
 _EN_DAY_PAIR = re.compile(r"(?:st|nd|rd|th)?(?: and | & | or |, | to |-|–| - | – )[0-9]{1,2}(?:st|nd|rd|th)? (?:of )?")
 _ZH_NEXT_DAY = re.compile(r"(?:和|与|跟|、|或|或者|至|到|-|–|~|～)(?P<day>[0-9]{1,2})[日号]")
+_RANGE_CONNECTOR = re.compile(r" ?(?:到|至|[-–—~～]|(?<![a-z])(?:to|until|till)) ?$")
 _INNER_MARK = re.compile(r"(?<=[0-9])[:.,](?=[0-9])")
 # a full stop that ends one of these words is an abbreviation, not a sentence: No. 3, Dr. Zheng
 _ABBREVIATION_STOP = re.compile(r"(?<![0-9a-z])(no|nos|dr|mr|mrs|ms|st|mt|jr|sr|prof|vs|approx|tel|ext)\.")
@@ -751,7 +752,7 @@ class _Scanner:
                 if self.char(stop) == ":" and self._int(stop + 1, 2) is not None:
                     stop = self._int(stop + 1, 2)[1]  # type: ignore[index]
                 period, stop = self._period_after(stop)
-                period = period or self._period_before(start) or self._range_end_period(stop, hour)
+                period = period or self._period_before(start) or self._range_end_period(stop, hour) or self._carried_period(start, hour)
                 self.time(start, stop, _clock(hour, minute[0], period))
                 return True
         # 7.45pm
@@ -766,7 +767,7 @@ class _Scanner:
         j = self.skip_spaces(end, 1)
         if text.startswith("o'clock", j):
             period, stop = self._period_after(j + len("o'clock"))
-            self.time(start, stop, _clock(hour, 0, period or self._period_before(start)))
+            self.time(start, stop, _clock(hour, 0, period or self._period_before(start) or self._carried_period(start, hour)))
             return True
         if hour <= 12:
             period, stop = self._period_after(end)
@@ -783,7 +784,7 @@ class _Scanner:
     def _zh_minutes(self, i: int, hour: int, start: int) -> tuple[int, int]:
         """(end, minutes of the day) after 点/时: 30分, 半, 一刻, 三刻, 整 or nothing."""
         text = self.text
-        period = self._period_before(start)
+        period = self._period_before(start) or self._carried_period(start, hour)
         if text.startswith("半", i):
             return i + 1, _clock(hour, 30, period)
         if text.startswith(("一刻", "1刻"), i):
@@ -798,6 +799,23 @@ class _Scanner:
             stop = minute[1] + 1 if self.char(minute[1]) == "分" else minute[1]
             return stop, _clock(hour, minute[0], period)
         return i, _clock(hour, 0, period)
+
+    def _carried_period(self, start: int, hour: int) -> str | None:
+        """The afternoon or evening of a range's start carried to its end: 晚上6点到10点半 and
+        "6 pm to 10:30" end at 22:30. Only a later hour of the same half is carried ("晚上11点到1点"
+        crosses midnight: its 1点 is read as written)."""
+        text = self.text
+        j = start
+        while j > 0 and text[j - 1] == " " and start - j < 2:
+            j -= 1
+        connector = _RANGE_CONNECTOR.search(text, max(0, j - 8), j)
+        if connector is None or not 1 <= hour <= 11:
+            return None
+        k = connector.start()
+        previous = next((m for m in reversed(self.a.times) if m.end == k), None)
+        if previous is None or not isinstance(previous.value, int) or previous.value < 12 * 60:
+            return None
+        return "pm" if hour > previous.value // 60 - 12 else None
 
     def _period_before(self, start: int) -> str | None:
         text = self.text
