@@ -175,6 +175,8 @@ NOT_TOLD = [
     ({"number": 45, "unit": "minute"}, "大概半小时", "zh"),
     ({"time": "16:30"}, "four thirty", "en"),  # hour and minute words with no am, pm or o'clock may be a count
     ({"time": "13:00"}, "晚上11点到1点", "zh"),  # a range across midnight: its end is read as written
+    ({"phrase": {"en": ["cancelled"], "zh": ["取消"]}}, "Neither order could be cancelled.", "en"),
+    ({"phrase": {"en": ["refunded"], "zh": ["退款"]}}, "None of the three tickets can be refunded.", "en"),
     ({"time": "16:30"}, "half past four", "en"),  # read as written: 04:30, as a bare 4:30 is
     # a bare hour is read as written
     ({"time": "20:00"}, "at 8:00", "en"),

@@ -315,7 +315,10 @@ def _negated(flat: str, position: int) -> bool:
         compact = compact.replace(word, "_" * len(word))
     if any(word in compact[-NEGATION_WINDOW_ZH:] for word in NEGATIONS_ZH):
         return True
-    return any(word in NEGATIONS_EN for word in window.split()[-NEGATION_WINDOW_EN:])
+    words = window.split()
+    if "neither" in words or "none" in words:  # "neither order could be cancelled": the subject denies
+        return True
+    return any(word in NEGATIONS_EN for word in words[-NEGATION_WINDOW_EN:])
 
 
 def _failed(flat: str, end: int) -> bool:
