@@ -103,6 +103,7 @@ def test_flat_text_marks_clause_ends() -> None:
 PIECES = [
     "1 ", "一", "一 ", "twenty five ", "may 9 ", "1,000,", "bk-1/", "5月9日", "8点半 ", "not paid ", "周五", "明天",
     "tomorrow ", "a.b.", ":", "Balances:\n", "| x |\n", "1.5万元", "3x", "6225 ", "- 18°c ", "7.45pm ", "｜",
+    "half past four ", "no. 3 ", "dr. ", "半小时", "18 and 19 may ", "晚上6点到", "到10点 ", "neither ", "gb71 midl ", "six am ",
 ]  # fmt: skip
 FACTS = [
     read_fact(data)

@@ -424,6 +424,7 @@ class _Scanner:
     def __init__(self, analysis: Analysis) -> None:
         self.a = analysis
         self.text = analysis.text
+        self.time_ends: dict[int, int] = {}  # where a time mention ends -> its minutes (ranges read their start)
         self.n = len(analysis.text)
         self.taken = _Taken()
         self.code_ends: set[int] = set()
@@ -487,6 +488,7 @@ class _Scanner:
 
     def time(self, start: int, end: int, minutes: int) -> None:
         self.a.times.append(Mention(start, end, minutes % (24 * 60)))
+        self.time_ends[end] = minutes % (24 * 60)
         self.take(start, end)
 
     def date(self, start: int, end: int, readings: Sequence[tuple[int | None, int, int]], relative: Relative | None = None) -> None:
@@ -814,11 +816,10 @@ class _Scanner:
         connector = _RANGE_CONNECTOR.search(text, max(0, j - 8), j)
         if connector is None or not 1 <= hour <= 11:
             return None
-        k = connector.start()
-        previous = next((m for m in reversed(self.a.times) if m.end == k), None)
-        if previous is None or not isinstance(previous.value, int) or previous.value < 12 * 60:
+        previous = self.time_ends.get(connector.start())
+        if previous is None or previous < 12 * 60:
             return None
-        return "pm" if hour > previous.value // 60 - 12 else None
+        return "pm" if hour > previous // 60 - 12 else None
 
     def _period_before(self, start: int) -> str | None:
         text = self.text
