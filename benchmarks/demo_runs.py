@@ -21,7 +21,6 @@ from typing import Any
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 from validator.corpus.index import Corpus
-from validator.loading import find_repo_root
 
 # spoil rate per (run, family, language)
 RATES = {
@@ -53,7 +52,7 @@ def spoil(record: dict[str, Any], rng: random.Random) -> dict[str, Any]:
 
 
 def main(source: Path, folder: Path) -> None:
-    corpus = Corpus.load(find_repo_root(Path.cwd()))
+    corpus = Corpus.load(Path(__file__).resolve().parents[1])  # the repository the oracle ran on, wherever this is run from
     category = {**{i: c.category for i, c in corpus.cases.items()}, **{i: s.category for i, s in corpus.scenarios.items()}}
     records = [json.loads(line) for line in source.read_text(encoding="utf-8").splitlines() if line.strip()]
     manifest = json.loads(source.with_name(source.name + ".manifest.json").read_text(encoding="utf-8"))
