@@ -10,11 +10,12 @@ specific finding replaces the generic schema violation (SCH010) at its place or 
 
 from __future__ import annotations
 
+import functools
 import gc
 import multiprocessing
 import os
 import re
-from collections.abc import Collection, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -161,34 +162,51 @@ def _check_files(corpus: Corpus, paths: Sequence[str], rules: RuleSet, keep: boo
 
 
 # Set in forked worker processes only: what they inherit from the parent (never pickled).
-_WORKER_STATE: tuple[Corpus, RuleSet, bool] | None = None
+_WORKER_STATE: Any = None
 
 
-def _init_worker(corpus: Corpus, rules: RuleSet, keep: bool) -> None:
+def _init_worker(state: Any) -> None:
     global _WORKER_STATE  # noqa: PLW0603  (each forked worker receives its state once, from the pool)
     gc.disable()
-    _WORKER_STATE = (corpus, rules, keep)
+    _WORKER_STATE = state
 
 
-def _work(paths: list[str]) -> tuple[list[Diagnostic], list[Transfer]]:
-    assert _WORKER_STATE is not None
-    corpus, rules, keep = _WORKER_STATE
+def _call_in_worker(work: Callable[[Any, list[str]], Any], paths: list[str]) -> Any:
+    return work(_WORKER_STATE, paths)
+
+
+def _workers(count: int) -> int:
+    """How many forked workers a run over count files gets (0: run in this process)."""
+    workers = min(os.cpu_count() or 1, 8)
+    if workers < 2 or count < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
+        return 0
+    return workers
+
+
+def _in_workers(work: Callable[[Any, list[str]], Any], state: Any, chunks: list[list[str]], workers: int) -> Iterator[Any]:
+    """work(state, chunk) for every chunk, in forked workers that inherit state; results as they
+    come (chunks are handed out as workers free up)."""
+    with multiprocessing.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(state,)) as pool:
+        yield from pool.imap_unordered(functools.partial(_call_in_worker, work), chunks)
+
+
+def _check_chunk(state: tuple[Corpus, RuleSet, bool], paths: list[str]) -> tuple[list[Diagnostic], list[Transfer]]:
+    corpus, rules, keep = state
     return _check_files(corpus, paths, rules, keep)
 
 
 def _check_parallel(corpus: Corpus, paths: list[str], rules: RuleSet, keep: bool) -> list[Diagnostic]:
-    workers = min(os.cpu_count() or 1, 8)
-    if workers < 2 or len(paths) < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
+    workers = _workers(len(paths))
+    if not workers:
         return _check_files(corpus, paths, rules, keep)[0]
     for kind in corpus.schemas.kinds():
         corpus.schemas.validator(kind)  # compiled once, inherited by every worker
     chunks = [paths[i::workers] for i in range(workers)]
     diagnostics: list[Diagnostic] = []
-    with multiprocessing.get_context("fork").Pool(workers, initializer=_init_worker, initargs=(corpus, rules, keep)) as pool:
-        for found, kept in pool.map(_work, chunks):
-            diagnostics.extend(found)
-            for transfer in kept:
-                corpus.adopt(*transfer)
+    for found, kept in _in_workers(_check_chunk, (corpus, rules, keep), chunks, workers):
+        diagnostics.extend(found)
+        for transfer in kept:
+            corpus.adopt(*transfer)
     return diagnostics
 
 
@@ -297,35 +315,20 @@ def _execute_files(execution: Any, paths: Sequence[str], rules: RuleSet) -> list
     return found
 
 
-# Set in forked exec workers only: the execution (corpus, loaded sandboxes) they inherit.
-_EXEC_STATE: tuple[Any, RuleSet] | None = None
-
-
-def _init_exec_worker(execution: Any, rules: RuleSet) -> None:
-    global _EXEC_STATE  # noqa: PLW0603  (each forked worker receives its state once, from the pool)
-    gc.disable()
-    _EXEC_STATE = (execution, rules)
-
-
-def _execute_chunk(paths: list[str]) -> list[Diagnostic]:
-    assert _EXEC_STATE is not None
-    execution, rules = _EXEC_STATE
+def _execute_chunk(state: tuple[Any, RuleSet], paths: list[str]) -> list[Diagnostic]:
+    execution, rules = state
     return _execute_files(execution, paths, rules)
 
 
 def _execute_parallel(execution: Any, paths: list[str], rules: RuleSet) -> list[Diagnostic]:
     """Every file's execution findings, in forked workers when there are enough files: items are
-    independent (each runs on its own copy of its sandboxes' state). Chunks are small and handed
-    out as workers free up, since a scenario costs many times a case."""
-    workers = min(os.cpu_count() or 1, 8)
-    if workers < 2 or len(paths) < PARALLEL_THRESHOLD or "fork" not in multiprocessing.get_all_start_methods():
+    independent (each runs on its own copy of its sandboxes' state). Chunks are small, since a
+    scenario costs many times a case."""
+    workers = _workers(len(paths))
+    if not workers:
         return _execute_files(execution, paths, rules)
     chunks = [paths[i : i + EXEC_CHUNK] for i in range(0, len(paths), EXEC_CHUNK)]
-    found: list[Diagnostic] = []
-    with multiprocessing.get_context("fork").Pool(workers, initializer=_init_exec_worker, initargs=(execution, rules)) as pool:
-        for diagnostics in pool.imap_unordered(_execute_chunk, chunks):
-            found.extend(diagnostics)
-    return found
+    return [d for found in _in_workers(_execute_chunk, (execution, rules), chunks, workers) for d in found]
 
 
 def check_changed(root: Path, paths: Sequence[str], select: Sequence[str] = (), ignore: Sequence[str] = ()) -> list[Diagnostic]:
