@@ -10,7 +10,7 @@ import asyncio
 import sys
 from dataclasses import replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -32,6 +32,21 @@ def _with_search(config: SynthConfig, width: int | None, budget: int | None) -> 
     if width is None and budget is None:
         return config
     return replace(config, search=replace(config.search, width=width or config.search.width, budget=budget or config.search.budget))
+
+
+def _missing_extra(error: ImportError) -> UserError:
+    return UserError(f"{error.name} is not installed; install the `run` extra: pip install 'callbank[run]'")
+
+
+def _finish(report: dict[str, Any], out: Path) -> None:
+    """The funnel summary, where the files are, and exit status 1 when a model's endpoint stopped the run."""
+    from validator.synth.report import render_summary
+
+    click.echo(render_summary(report), nl=False)
+    click.echo(f"report: {out / 'report.json'}; per-candidate log: {out / 'candidates.jsonl'}")
+    if report.get("stopped"):
+        click.echo(f"stopped: {report['stopped']}; run the same command again to resume (answers so far are cached)", err=True)
+        sys.exit(1)
 
 
 @click.group("synth")
@@ -79,19 +94,13 @@ def cases(
         try:
             from validator.synth.pipeline import SynthOptions, run_synth
         except ImportError as error:
-            raise UserError(f"{error.name} is not installed; install the `run` extra: pip install 'callbank[run]'") from None
+            raise _missing_extra(error) from None
         options = SynthOptions(repo, out, category, n, seed, config, names, sandbox, keep_disputed, search)
         report = asyncio.run(run_synth(options))
     except UserError as error:
         _fail(error)
         return
-    from validator.synth.report import render_summary
-
-    click.echo(render_summary(report), nl=False)
-    click.echo(f"report: {out / 'report.json'}; per-candidate log: {out / 'candidates.jsonl'}")
-    if report.get("stopped"):
-        click.echo(f"stopped: {report['stopped']}; run the same command again to resume (answers so far are cached)", err=True)
-        sys.exit(1)
+    _finish(report, out)
 
 
 @synth.command("scenarios")
@@ -129,15 +138,9 @@ def scenarios(
         try:
             from validator.synth.scenarios import ScenarioOptions, run_scenarios
         except ImportError as error:
-            raise UserError(f"{error.name} is not installed; install the `run` extra: pip install 'callbank[run]'") from None
+            raise _missing_extra(error) from None
         report = asyncio.run(run_scenarios(ScenarioOptions(repo, out, sandbox, n, seed, config, mode, keep_disputed, search)))
     except UserError as error:
         _fail(error)
         return
-    from validator.synth.report import render_summary
-
-    click.echo(render_summary(report), nl=False)
-    click.echo(f"report: {out / 'report.json'}; per-candidate log: {out / 'candidates.jsonl'}")
-    if report.get("stopped"):
-        click.echo(f"stopped: {report['stopped']}; run the same command again to resume (answers so far are cached)", err=True)
-        sys.exit(1)
+    _finish(report, out)
