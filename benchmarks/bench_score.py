@@ -3,6 +3,9 @@
     python benchmarks/bench_score.py [--records 20000] [--repo .]
     python benchmarks/bench_score.py --bfcl-repo DIR --bfcl-python VENV/bin/python
 
+Scoring reads answers with the compiled reader of the common shape when it is built
+(``validator/scoring/_fastcalls.c``, at install); the first line printed says whether it is.
+
 1. **Records per second, one process.** Every case checkpoint of the repository gets its
    oracle answer (Python-call syntax) and six mutated answers — a value changed, an argument
    dropped, the API renamed, a call added, the text lower-cased, a special marker added next
@@ -51,6 +54,7 @@ from validator.corpus.langs import LANGS  # noqa: E402
 from validator.corpus.records import Checkpoint  # noqa: E402
 from validator.models.render import python_calls  # noqa: E402
 from validator.models.request import first_alternative  # noqa: E402
+from validator.scoring import parse  # noqa: E402
 from validator.scoring.match import Specs, score_checkpoint  # noqa: E402
 from validator.scoring.parse import parse_prediction  # noqa: E402
 from validator.scoring.predictions import parse_predictions  # noqa: E402
@@ -271,6 +275,8 @@ def main() -> None:
     parser.add_argument("--bfcl-repo", type=Path, help="a repository made by `callbank import bfcl`")
     parser.add_argument("--bfcl-python", help="the Python of a virtual environment with bfcl-eval installed")
     args = parser.parse_args()
+    reader = "compiled reader of the common shape + reference reader" if parse._read_common_shape else "reference reader only (the compiled reader is not built)"
+    print(f"answers read by: {reader}")
     corpus = Corpus.load(args.repo)
     schemas = corpus.specs
     oracle, mutated = outputs(corpus)

@@ -15,7 +15,7 @@ def run(*arguments: str) -> subprocess.CompletedProcess[str]:
 
 
 def test_ruff_finds_nothing() -> None:
-    result = run("ruff", "check", "validator", "tests", "benchmarks")
+    result = run("ruff", "check", "validator", "tests", "benchmarks", "hatch_build.py")
     assert result.returncode == 0, result.stdout + result.stderr
 
 

@@ -6,11 +6,14 @@ import itertools
 from typing import Any
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from validator.corpus.build import build_checkpoint
 from validator.corpus.index import Corpus
-from validator.scoring.match import Specs, Verdict, score_checkpoint
-from validator.scoring.parse import parse_text
+from validator.scoring.assign import max_weight_assignment
+from validator.scoring.match import RIGHT_CALL_WEIGHT, Specs, Verdict, compare_call, pair_calls, pair_weight, score_checkpoint
+from validator.scoring.parse import Call, parse_text
 
 
 @pytest.fixture(scope="module")
@@ -289,3 +292,47 @@ def test_a_range_is_two_numbers_low_below_high() -> None:
         ], body
     assert matchers.render({"$range": [5, 50]}) == 5
     assert matchers.concrete_values({"$optional": {"$range": [5, 50]}}) == [5, 50]
+
+
+# ----------------------------------------------------------------------------- pairing shortcuts
+
+_API = st.sampled_from(["f", "g"])
+_WANT = st.sampled_from([1, 2, "x", True, {"$optional": 1}, {"$any": [1, 2]}, [1, 2]])
+_GOT = st.sampled_from([1, 2, 2.0, "x", "X", True, [1, 2], [2, 1]])
+
+
+@settings(max_examples=400, deadline=None, derandomize=True)
+@given(
+    st.lists(st.tuples(_API, st.dictionaries(st.sampled_from(["a", "b"]), _WANT, max_size=2)), min_size=1, max_size=3),
+    st.lists(st.tuples(_API, st.dictionaries(st.sampled_from(["a", "b", "c"]), _GOT, max_size=3)), min_size=1, max_size=4),
+)
+def test_pairing_is_optimal_and_follows_the_answers_order(expected: list[tuple[str, dict[str, Any]]], actual: list[tuple[str, dict[str, Any]]]) -> None:
+    """``pair_calls`` compares only what it needs, and its pairs are always an optimal assignment:
+    a single call's partner is the first of the heaviest (the assignment's own tie rule); when
+    every call of the shorter side has a right partner, first fit in the answers' order
+    (docs/scoring.md); otherwise the assignment over every pair."""
+    answer = build_checkpoint(calls(*expected)).alternatives[0].calls
+    made = [Call(api, args) for api, args in actual]
+    pairs, checks, weight = pair_calls(answer, made, {}, "en")
+    every = [[pair_weight(compare_call(e, a, {}, "en")) for a in made] for e in answer]
+    optimal = max_weight_assignment(every)
+    assert weight == pytest.approx(sum(every[i][j] for i, j in optimal))  # optimal
+    assert weight == pytest.approx(sum(every[i][j] for i, j in pairs))
+    assert len(pairs) == min(len(answer), len(made))
+    assert len({i for i, _ in pairs}) == len({j for _, j in pairs}) == len(pairs)  # one to one
+    assert all(pair in checks for pair in pairs)
+    if len(answer) == 1 or len(made) == 1:
+        assert pairs == optimal
+        assert sum(check.error is None for check in checks.values()) <= 1  # nothing compared after the first right partner
+        return
+    rows_expected = len(answer) <= len(made)
+    shorter, longer = (len(answer), len(made)) if rows_expected else (len(made), len(answer))
+    taken: list[int] = []
+    for index in range(shorter):
+        right = [other for other in range(longer) if other not in taken and every[index if rows_expected else other][other if rows_expected else index] == RIGHT_CALL_WEIGHT]
+        if not right:
+            assert pairs == optimal  # no all-right pairing by first fit: the full assignment
+            return
+        taken.append(right[0])
+    first_fit = sorted((index, other) if rows_expected else (other, index) for index, other in enumerate(taken))
+    assert pairs == first_fit

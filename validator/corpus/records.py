@@ -14,12 +14,13 @@ so their fields need no defensive checks.
 from __future__ import annotations
 
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
 from validator.corpus.categories import family
 from validator.corpus.schemawalk import is_bilingual, localize
 from validator.loading import Document
+from validator.matchers import is_omittable
 
 JSONValue = Any  # JSON data: dict, list, str, int, float, bool or None
 
@@ -78,6 +79,11 @@ class Call:
     api: str
     args: Mapping[str, JSONValue]
     pointer: str  # of the call mapping
+    # the arguments a scorer counts: all but the ones the answer lets a model omit ({$optional: …})
+    judged: int = field(init=False, repr=False, compare=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "judged", sum(1 for value in self.args.values() if not is_omittable(value)))
 
     def arg_pointer(self, name: str) -> str:
         return f"{self.pointer}/args/{_escape(name)}"

@@ -29,6 +29,7 @@ from validator.scoring.special import correction_problem, expected_special
 from validator.scoring.taxonomy import CALL_ERROR_RANK
 
 Counts = tuple[int, int, int]  # true positives, false positives, false negatives
+_new = tuple.__new__  # a NamedTuple from all its fields at once, on the paths every record takes
 ZERO: Counts = (0, 0, 0)
 
 
@@ -69,6 +70,8 @@ def score_checkpoint(checkpoint: Checkpoint, parsed: Parsed, specs: Specs, lang:
         special = parsed.special
         kind = special.kind if special else "special"
         return Verdict(False, "wrong_call_count", f"gave a special answer ({kind}) where calls were expected", *missed_counts(options[0].calls))
+    if len(options) == 1:
+        return score_calls(options[0].calls, parsed.calls, specs, lang)[0]
     best: tuple[tuple[bool, float], Verdict] | None = None
     for alternative in options:
         verdict, weight = score_calls(alternative.calls, parsed.calls, specs, lang)
@@ -100,11 +103,7 @@ def _score_special(answer: Mapping[str, Any], parsed: Parsed, lang: str | None) 
 
 def missed_counts(calls: Sequence[records.Call]) -> tuple[Counts, Counts]:
     """API and parameter counts when none of the expected calls was made."""
-    return (0, 0, len(calls)), (0, 0, sum(_countable(call.args) for call in calls))
-
-
-def _countable(args: Mapping[str, Any]) -> int:
-    return sum(1 for value in args.values() if not is_omittable(value))
+    return (0, 0, len(calls)), (0, 0, sum(call.judged for call in calls))
 
 
 # ----------------------------------------------------------------------------- call lists
@@ -114,25 +113,23 @@ def score_calls(expected: Sequence[records.Call], actual: Sequence[Call], specs:
     """Verdict and assignment weight of one alternative against the model's calls."""
     n_expected, n_actual = len(expected), len(actual)
     if n_expected == 1 and n_actual == 1:  # the common case, without assignment bookkeeping
-        check = compare_call(expected[0], actual[0], specs, lang)
+        check = _compare(expected[0], actual[0], specs, lang)
+        # Verdict's fields in order (correct, error, detail, api, params, detected, corrected),
+        # through tuple.__new__: the NamedTuple constructor costs twice as much, once per record
         if check.error is None:
-            return Verdict(True, api=(1, 0, 0), params=(check.tp, check.fp, check.fn)), _weight(check)
+            return _new(Verdict, (True, None, "", (1, 0, 0), (check.tp, 0, 0), None, None)), RIGHT_CALL_WEIGHT
         if check.error == "wrong_api":
-            return Verdict(False, check.error, check.detail, (0, 1, 1), (0, check.fp, check.fn)), 0.0
-        return Verdict(False, check.error, check.detail, (1, 0, 0), (check.tp, check.fp, check.fn)), _weight(check)
+            return _new(Verdict, (False, "wrong_api", _detail(check.why), (0, 1, 1), (0, check.fp, check.fn), None, None)), 0.0
+        verdict = _new(Verdict, (False, check.error, _detail(check.why), (1, 0, 0), (check.tp, check.fp, check.fn), None, None))
+        return verdict, pair_weight(check)
     api_counts = _api_counts(expected, actual)
-    if n_expected == 0 or n_actual == 0:
-        pairs, checks, weight = [], [], 0.0
-    else:
-        checks = [[compare_call(e, a, specs, lang) for a in actual] for e in expected]
-        pairs = max_weight_assignment([[_weight(c) for c in row] for row in checks])
-        weight = sum(_weight(checks[i][j]) for i, j in pairs)
+    pairs, checks, weight = pair_calls(expected, actual, specs, lang)
     tp = fp = fn = 0
     paired_expected: set[int] = set()
     paired_actual: set[int] = set()
-    worst: tuple[int, int, CallCheck] | None = None
+    worst: tuple[int, int, _Check] | None = None
     for i, j in pairs:
-        check = checks[i][j]
+        check = checks[i, j]
         if check.error != "wrong_api":
             tp, fp, fn = tp + check.tp, fp + check.fp, fn + check.fn
             paired_expected.add(i)
@@ -141,19 +138,91 @@ def score_calls(expected: Sequence[records.Call], actual: Sequence[Call], specs:
             rank = (CALL_ERROR_RANK[check.error], i)
             if worst is None or rank < worst[:2]:
                 worst = (*rank, check)
-    fn += sum(_countable(expected[i].args) for i in range(n_expected) if i not in paired_expected)
-    fp += sum(len(actual[j].args) for j in range(n_actual) if j not in paired_actual)
+    if len(paired_expected) < n_expected:
+        fn += sum(expected[i].judged for i in range(n_expected) if i not in paired_expected)
+    if len(paired_actual) < n_actual:
+        fp += sum(len(actual[j].args) for j in range(n_actual) if j not in paired_actual)
     params = (tp, fp, fn)
     weight -= RIGHT_CALL_WEIGHT * abs(n_expected - n_actual)  # a missing or extra call costs a whole right call
     if n_expected != n_actual:
         detail = f"made {n_actual} call(s), expected {n_expected}"
         if worst is None and n_actual > n_expected:
-            extra = [actual[j].api for j in range(n_actual) if j not in {p[1] for p in pairs}]
+            chosen = {j for _, j in pairs}
+            extra = [actual[j].api for j in range(n_actual) if j not in chosen]
             detail += f" (extra: {', '.join(extra)})" if extra else ""
         return Verdict(False, "wrong_call_count", detail, api_counts, params), weight
     if worst is not None:
-        return Verdict(False, worst[2].error, worst[2].detail, api_counts, params), weight
+        return Verdict(False, worst[2].error, _detail(worst[2].why), api_counts, params), weight
     return Verdict(True, api=api_counts, params=params), weight
+
+
+def pair_calls(
+    expected: Sequence[records.Call], actual: Sequence[Call], specs: Specs, lang: str | None
+) -> tuple[list[tuple[int, int]], dict[tuple[int, int], _Check], float]:
+    """The optimal pairs (``max_weight_assignment``), the checks they need and their total weight."""
+    if not expected or not actual:
+        return [], {}, 0.0
+    checks: dict[tuple[int, int], _Check] = {}
+    if len(expected) == 1 or len(actual) == 1:
+        # One side has a single call: it pairs with the first call of the other side that weighs
+        # the most (the assignment's tie rule). A right call weighs RIGHT_CALL_WEIGHT, the most
+        # any pair can, so the calls after the first right one need not be compared.
+        best_weight, best = -1.0, (0, 0)
+        for index in range(max(len(expected), len(actual))):
+            key = (0, index) if len(expected) == 1 else (index, 0)
+            check = checks[key] = _compare(expected[key[0]], actual[key[1]], specs, lang)
+            weight = pair_weight(check)
+            if weight > best_weight:
+                best_weight, best = weight, key
+            if check.error is None:
+                break
+        return [best], checks, best_weight
+    right = _all_right_pairs(expected, actual, specs, lang, checks)
+    if right is not None:
+        return right, checks, RIGHT_CALL_WEIGHT * len(right)
+    weights = []
+    for i, expected_call in enumerate(expected):
+        row = []
+        for j, actual_call in enumerate(actual):
+            known = checks.get((i, j))
+            if known is None:
+                known = checks[i, j] = _compare(expected_call, actual_call, specs, lang)
+            row.append(pair_weight(known))
+        weights.append(row)
+    pairs = max_weight_assignment(weights)
+    return pairs, checks, sum(weights[i][j] for i, j in pairs)
+
+
+def _all_right_pairs(
+    expected: Sequence[records.Call], actual: Sequence[Call], specs: Specs, lang: str | None, checks: dict[tuple[int, int], _Check]
+) -> list[tuple[int, int]] | None:
+    """Every call of the shorter side paired with a right call of the other, if first fit finds it.
+
+    Each call of the shorter side (in order) takes the first call of the other side that is
+    right for it and not yet taken. When every one finds a partner this pairing is optimal — each
+    pair weighs RIGHT_CALL_WEIGHT, the most a pair can — and it is the optimal pairing that
+    follows the answers' order (docs/scoring.md); otherwise None, and the checks made so far are
+    reused by the full assignment.
+    """
+    rows_expected = len(expected) <= len(actual)
+    shorter, longer = (expected, actual) if rows_expected else (actual, expected)
+    taken: set[int] = set()
+    pairs = []
+    for index in range(len(shorter)):
+        for other in range(len(longer)):
+            if other in taken:
+                continue
+            key = (index, other) if rows_expected else (other, index)
+            check = checks.get(key)
+            if check is None:
+                check = checks[key] = _compare(expected[key[0]], actual[key[1]], specs, lang)
+            if check.error is None:
+                taken.add(other)
+                pairs.append(key)
+                break
+        else:
+            return None
+    return sorted(pairs)
 
 
 def _api_counts(expected: Sequence[records.Call], actual: Sequence[Call]) -> Counts:
@@ -174,8 +243,8 @@ def _api_counts(expected: Sequence[records.Call], actual: Sequence[Call]) -> Cou
 RIGHT_CALL_WEIGHT = 3.0
 
 
-def _weight(check: CallCheck) -> float:
-    """Pairing preference: right calls (3) first, then same API with most arguments right (1–2)."""
+def pair_weight(check: _Check | CallCheck) -> float:
+    """Pairing preference: right calls (3, ``RIGHT_CALL_WEIGHT``) first, then same API with most arguments right (1–2)."""
     if check.error == "wrong_api":
         return 0.0
     judged = check.tp + check.fp + check.fn
@@ -187,37 +256,68 @@ def _weight(check: CallCheck) -> float:
 
 
 def compare_call(expected: records.Call, actual: Call, specs: Specs, lang: str | None = None) -> CallCheck:
+    """One expected call against one call of the model: the worst error (if any) and the counts."""
+    check = _compare(expected, actual, specs, lang)
+    return CallCheck(check.error, _detail(check.why), check.tp, check.fp, check.fn)
+
+
+class _Check(NamedTuple):
+    """``CallCheck`` before its detail is written: ``why`` holds what the message needs, so a
+    pairing matrix writes only the messages of the calls it reports."""
+
+    error: str | None
+    why: tuple[Any, ...]
+    tp: int
+    fp: int
+    fn: int
+
+
+_RIGHT = (None,)
+_SCALARS = frozenset({str, int, float, bool})
+_MISSING = object()
+_RANK_MISSING = CALL_ERROR_RANK["missing_parameter"]
+_RANK_UNEXPECTED = CALL_ERROR_RANK["unexpected_parameter"]
+_RANK_TYPE = CALL_ERROR_RANK["wrong_type"]
+_RANK_VALUE = CALL_ERROR_RANK["wrong_value"]
+_NO_ERROR_RANK = len(CALL_ERROR_RANK)
+
+
+def _compare(expected: records.Call, actual: Call, specs: Specs, lang: str | None) -> _Check:
     api = expected.api
     wanted = expected.args
+    given = actual.args
     if actual.api != api:
-        return CallCheck("wrong_api", f"called {_short(actual.api)}, expected {api}", 0, len(actual.args), _countable(wanted))
+        return _new(_Check, ("wrong_api", ("wrong_api", actual.api, api), 0, len(given), expected.judged))
     spec = specs.get(api)
     properties = spec.properties if spec is not None else None
-    given = actual.args
     tp = fp = fn = 0
-    errors: list[tuple[int, str, str]] = []
+    rank = _NO_ERROR_RANK  # the worst error so far: the first of the lowest rank, as listed
+    why: tuple[Any, ...] = _RIGHT
     for name, want in wanted.items():
-        if name not in given:
+        got = given.get(name, _MISSING)
+        if got is _MISSING:
             if not is_omittable(want):
                 fn += 1
-                errors.append((CALL_ERROR_RANK["missing_parameter"], "missing_parameter", f"{api}: argument {name!r} is missing"))
+                if rank > _RANK_MISSING:
+                    rank, why = _RANK_MISSING, ("missing_parameter", api, name)
             continue
-        got = given[name]
         schema = properties.get(name) if properties is not None else None
         if properties is not None and schema is None:  # the answer names it, the API does not have it
             fp += 1
             fn += 1
-            errors.append((CALL_ERROR_RANK["unexpected_parameter"], "unexpected_parameter", f"{api} has no parameter {_short(name)}"))
+            if rank > _RANK_UNEXPECTED:
+                rank, why = _RANK_UNEXPECTED, ("no_parameter", api, name)
             continue
-        if matches(want, got, lang, schema):
-            tp += 1
+        if (type(want) in _SCALARS and type(got) is type(want) and got == want) or matches(want, got, lang, schema):
+            tp += 1  # (an identical string, number or boolean matches under every rule, without asking)
             continue
         fp += 1
         fn += 1
         if type_ok(schema, got, want):
-            errors.append((CALL_ERROR_RANK["wrong_value"], "wrong_value", f"{api}: {name}={_short(got)}, expected {_short(want)}"))
-        else:
-            errors.append((CALL_ERROR_RANK["wrong_type"], "wrong_type", f"{api}: {name}={_short(got)} has the wrong type, expected {_short(want)}"))
+            if rank > _RANK_VALUE:
+                rank, why = _RANK_VALUE, ("wrong_value", api, name, got, want)
+        elif rank > _RANK_TYPE:
+            rank, why = _RANK_TYPE, ("wrong_type", api, name, got, want)
     if len(given) > tp + fp:  # arguments the answer does not mention
         for name, got in given.items():
             if name in wanted:
@@ -227,17 +327,44 @@ def compare_call(expected: records.Call, actual: Call, specs: Specs, lang: str |
                 if literal_equal(schema["default"], got):
                     continue  # an unmentioned optional argument at its default
                 fp += 1
-                errors.append((CALL_ERROR_RANK["wrong_value"], "wrong_value", f"{api}: {name}={_short(got)} differs from its default {_short(schema['default'])}"))
-            elif properties is not None and schema is None:
-                fp += 1
-                errors.append((CALL_ERROR_RANK["unexpected_parameter"], "unexpected_parameter", f"{api} has no parameter {_short(name)}"))
+                if rank > _RANK_VALUE:
+                    rank, why = _RANK_VALUE, ("not_default", api, name, got, schema["default"])
             else:
                 fp += 1
-                errors.append((CALL_ERROR_RANK["unexpected_parameter"], "unexpected_parameter", f"{api}: argument {_short(name)} is not expected"))
-    if not errors:
-        return CallCheck(None, "", tp, fp, fn)
-    _, code, detail = min(errors, key=lambda e: e[0])
-    return CallCheck(code, detail, tp, fp, fn)
+                if rank > _RANK_UNEXPECTED:
+                    rank, why = _RANK_UNEXPECTED, ("no_parameter" if properties is not None and schema is None else "not_expected", api, name)
+    return _new(_Check, (why[0] and _ERROR_OF[why[0]], why, tp, fp, fn))  # (as Verdict in score_calls)
+
+
+_ERROR_OF = {
+    "wrong_api": "wrong_api",
+    "missing_parameter": "missing_parameter",
+    "no_parameter": "unexpected_parameter",
+    "not_expected": "unexpected_parameter",
+    "wrong_type": "wrong_type",
+    "wrong_value": "wrong_value",
+    "not_default": "wrong_value",
+}
+
+
+def _detail(why: tuple[Any, ...]) -> str:
+    """The report's message for a call's worst error (``""`` when the call is right)."""
+    kind = why[0]
+    if kind is None:
+        return ""
+    if kind == "wrong_api":
+        return f"called {_short(why[1])}, expected {why[2]}"
+    if kind == "missing_parameter":
+        return f"{why[1]}: argument {why[2]!r} is missing"
+    if kind == "no_parameter":
+        return f"{why[1]} has no parameter {_short(why[2])}"
+    if kind == "not_expected":
+        return f"{why[1]}: argument {_short(why[2])} is not expected"
+    if kind == "wrong_value":
+        return f"{why[1]}: {why[2]}={_short(why[3])}, expected {_short(why[4])}"
+    if kind == "wrong_type":
+        return f"{why[1]}: {why[2]}={_short(why[3])} has the wrong type, expected {_short(why[4])}"
+    return f"{why[1]}: {why[2]}={_short(why[3])} differs from its default {_short(why[4])}"  # not_default
 
 
 _JSON_TYPES: dict[str, tuple[type, ...]] = {

@@ -23,6 +23,15 @@ Every input is bounded and read in linear time (no backtracking regular expressi
 caps), never a crash. API and argument names are kept as written: Python's parser folds
 identifiers to NFKC (``ｇｅｔ_ｗｅａｔｈｅｒ`` would become ``get_weather``), so names are read back
 from the source text, as exact as in JSON.
+
+Most answers have one common shape — ``[api(name='text', n=3, xs=[1, 2], flag=True)]`` — and
+building a syntax tree for them costs more than scoring them. A compiled reader
+(``validator/scoring/_fastcalls.c``, built at install by ``hatch_build.py``) reads exactly that
+shape in one pass and declines everything else (comments, escapes, tuples, non-ASCII names, a
+duplicate argument, a size cap reached, any error …), which then goes to the reference reader
+above (``parse_stripped``). It only ever returns what the reference reader returns
+(``tests/scoring/test_fastcalls.py``); without a C compiler it is not built and the reference
+reader reads everything.
 """
 
 from __future__ import annotations
@@ -33,6 +42,7 @@ import math
 import re
 import unicodedata
 import warnings
+from collections.abc import Callable
 from typing import Any, NamedTuple
 
 from validator.scoring.literals import (
@@ -48,6 +58,12 @@ from validator.scoring.literals import (
 )
 from validator.scoring.special import Marker, Special, find_markers
 from validator.scoring.special import describe as describe_special
+
+_read_common_shape: Callable[[str, type[Call], int, int, int, int], tuple[Call, ...] | None] | None
+try:
+    from validator.scoring._fastcalls import read as _read_common_shape
+except ImportError:  # built without a C compiler: the reference reader reads everything
+    _read_common_shape = None
 
 MAX_OUTPUT_CHARS = 1 << 20  # 1 Mi characters; real answers are well under 10 KiB
 MAX_CALLS = 64
@@ -68,6 +84,7 @@ __all__ = [  # the size caps of validator.scoring.literals are re-exported with 
     "parse_calls_text",
     "parse_prediction",
     "parse_python",
+    "parse_stripped",
     "parse_text",
     "parse_tool_calls",
     "unfence",
@@ -114,7 +131,6 @@ def parse_prediction(record: dict[str, Any]) -> Parsed:
     With ``tool_calls`` present (native function calling), non-empty tool calls are the
     answer and the text is not read for calls; prose without calls is "no calls".
     """
-    native = "tool_calls" in record
     tool_calls = record.get("tool_calls")
     if tool_calls:
         parsed = parse_tool_calls(tool_calls)
@@ -126,7 +142,7 @@ def parse_prediction(record: dict[str, Any]) -> Parsed:
         return parsed
     if tool_calls is not None and not isinstance(tool_calls, list):
         return format_error("tool_calls is not a list")
-    return parse_text(record.get("output"), native=native)
+    return parse_text(record.get("output"), native="tool_calls" in record)
 
 
 def parse_text(text: Any, *, native: bool = False) -> Parsed:
@@ -142,6 +158,28 @@ def parse_text(text: Any, *, native: bool = False) -> Parsed:
     stripped = text.strip()
     if not stripped:
         return NO_CALLS
+    if _read_common_shape is not None:  # (_common_shape, inlined on the path every answer takes)
+        calls = _read_common_shape(stripped, Call, MAX_CALLS, MAX_DEPTH, MAX_STRING_CHARS, MAX_NAME_CHARS)
+        if calls is not None:  # no marker can hide in the common shape: no line of it starts with one
+            return tuple.__new__(Parsed, ("calls", calls, None, ""))  # (all fields: half the constructor's cost)
+    return parse_stripped(stripped, native=native)
+
+
+def _common_shape(text: str) -> tuple[Call, ...] | None:
+    """The calls of an answer of the common shape, read by the compiled reader; None for any
+    other answer, or when the reader is not built."""
+    if _read_common_shape is None:
+        return None
+    return _read_common_shape(text, Call, MAX_CALLS, MAX_DEPTH, MAX_STRING_CHARS, MAX_NAME_CHARS)
+
+
+def parse_stripped(stripped: str, *, native: bool = False) -> Parsed:
+    """The reference reader of a stripped, non-empty answer text: every input, every verdict.
+
+    ``parse_text`` first offers the text to the compiled reader of the common shape
+    (``validator/scoring/_fastcalls.c``), which returns the same calls for the answers it reads
+    and declines everything else; tests hold the two to the same result.
+    """
     markers = find_markers(stripped)
     if markers:
         return _special_answer(stripped, markers)
@@ -226,6 +264,9 @@ def _call_shaped(line: str) -> bool:
 
 
 def _parses_as_calls(text: str) -> bool:
+    calls = _common_shape(text)
+    if calls is not None:
+        return bool(calls)
     try:
         return bool(parse_calls_text(text))
     except FormatError:

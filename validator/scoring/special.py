@@ -13,8 +13,8 @@ ignored; ``find_markers`` returns every marker line so the parser can tell a hed
 directions: ``find_special`` reads a marker, ``render_special`` writes one (the oracle and
 dialogue history use it), so the two cannot drift apart.
 
-Reading is hand-written and linear in the length of the text: the only regular expressions
-match a line start or one character class, and a value is scanned once.
+Reading is hand-written and linear in the length of the text: the only regular expression
+matches one character class, and a value is scanned once.
 
 A marker's detail is compared by type (``same_value``): a bad value is read as a literal —
 Python or JSON syntax, or plain text that reads as a number (``25,000`` = 25000, ``-30`` is
@@ -58,8 +58,6 @@ MAX_KEYWORD_CHARS = 24
 MAX_PARAMS = 64  # parameters read from one [INVALID] detail; more can never be a right answer
 _OPEN = "[【［"
 _CLOSE = "]】］"
-# a line that starts (after spaces or tabs) with an opening bracket; one run of spaces per line
-_LINE_WITH_BRACKET = re.compile(r"^[ \t]*[\[【［]", re.M)
 _NAME_SPLIT = re.compile(r"[\s,，、;；]+")
 _SEPARATORS = ",，;；"
 _EQUALS = "=＝"
@@ -87,7 +85,7 @@ class Marker(NamedTuple):
 
 
 def _keyword(raw: str) -> str | None:
-    key = unicodedata.normalize("NFKC", raw).casefold().strip()
+    key = (raw.lower() if raw.isascii() else unicodedata.normalize("NFKC", raw).casefold()).strip()
     key = "_".join(key.replace("-", " ").split())
     return KEYWORDS.get(key)
 
@@ -102,11 +100,18 @@ def find_markers(text: str) -> list[Marker]:
         return []
     found: list[Marker] = []
     read: dict[tuple[str, str], Special] = {}
-    for match in _LINE_WITH_BRACKET.finditer(text):
-        opening = match.end() - 1
-        line_end = text.find("\n", opening)
+    length = len(text)
+    line_start = 0
+    while line_start < length:
+        line_end = text.find("\n", line_start)
         if line_end == -1:
-            line_end = len(text)
+            line_end = length
+        opening = line_start
+        while opening < line_end and text[opening] in " \t":  # one run of spaces per line
+            opening += 1
+        start, line_start = line_start, line_end + 1
+        if opening == line_end or text[opening] not in _OPEN:
+            continue
         closing = _closing_bracket(text, opening + 1, line_end)
         if closing is None:
             continue
@@ -117,7 +122,7 @@ def find_markers(text: str) -> list[Marker]:
         special = read.get((kind, rest))
         if special is None:
             special = read[(kind, rest)] = _read_detail(kind, rest)
-        found.append(Marker(special, match.start(), line_end))
+        found.append(Marker(special, start, line_end))
         if special != found[0].special:
             break
     return found
@@ -131,11 +136,14 @@ def find_special(text: str) -> Special | None:
 
 def _closing_bracket(text: str, start: int, line_end: int) -> int | None:
     """The closing bracket of a keyword of 1–24 characters starting at start, if any."""
-    window = text[start : min(line_end, start + MAX_KEYWORD_CHARS + 1)]
-    found = [index for index in (window.find(char) for char in _CLOSE) if index != -1]
-    if not found or min(found) == 0:
-        return None
-    return start + min(found)
+    stop = min(line_end, start + MAX_KEYWORD_CHARS + 1)
+    closing = text.find("]", start, stop)
+    if not text.isascii():  # the full-width brackets too
+        for char in _CLOSE[1:]:
+            index = text.find(char, start, stop)
+            if index != -1 and (closing == -1 or index < closing):
+                closing = index
+    return None if closing in (-1, start) else closing
 
 
 def _identifier_length(text: str, start: int = 0) -> int:
