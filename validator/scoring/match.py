@@ -124,24 +124,22 @@ def score_calls(expected: Sequence[records.Call], actual: Sequence[Call], specs:
         return verdict, pair_weight(check)
     api_counts = _api_counts(expected, actual)
     pairs, checks, weight = pair_calls(expected, actual, specs, lang)
-    tp = fp = fn = 0
-    paired_expected: set[int] = set()
-    paired_actual: set[int] = set()
+    # every argument of a call left unpaired (or paired with another API) is missed or extra:
+    # start from all of them and take back those of the calls paired with their own API
+    tp = 0
+    fp = sum(len(call.args) for call in actual)
+    fn = sum(call.judged for call in expected)
     worst: tuple[int, int, _Check] | None = None
     for i, j in pairs:
         check = checks[i, j]
         if check.error != "wrong_api":
-            tp, fp, fn = tp + check.tp, fp + check.fp, fn + check.fn
-            paired_expected.add(i)
-            paired_actual.add(j)
+            tp += check.tp
+            fp += check.fp - len(actual[j].args)
+            fn += check.fn - expected[i].judged
         if check.error is not None:
             rank = (CALL_ERROR_RANK[check.error], i)
             if worst is None or rank < worst[:2]:
                 worst = (*rank, check)
-    if len(paired_expected) < n_expected:
-        fn += sum(expected[i].judged for i in range(n_expected) if i not in paired_expected)
-    if len(paired_actual) < n_actual:
-        fp += sum(len(actual[j].args) for j in range(n_actual) if j not in paired_actual)
     params = (tp, fp, fn)
     weight -= RIGHT_CALL_WEIGHT * abs(n_expected - n_actual)  # a missing or extra call costs a whole right call
     if n_expected != n_actual:
