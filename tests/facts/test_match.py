@@ -96,6 +96,17 @@ TOLD = [
     # the afternoon or evening of a range's start carries to its end
     ({"time": "22:30"}, "晚上6点到10点半都在家", "zh"),
     ({"time": "22:30"}, "from 6 pm to 10:30", "en"),
+    ({"time": "14:00"}, "from noon to 2:00", "en"),  # noon starts a range as 12:00 pm does
+    ({"number": 90, "unit": "minute"}, "It takes about 1.5 hours.", "en"),  # a length of time in the other unit
+    ({"number": 90, "unit": "minute"}, "大约1.5小时", "zh"),
+    ({"number": 2, "unit": "hour"}, "a 120-minute drive", "en"),
+    ({"number": 90, "unit": "minute"}, "1 hour and 30 minutes", "en"),  # … or in hours, then minutes
+    ({"number": 90, "unit": "minute"}, "车程1小时30分钟", "zh"),
+    ({"time": "14:00"}, "open noon–2:00", "en"),
+    ({"time": "14:00"}, "from 11 am to 2:00", "en"),  # a morning start and an earlier end hour: across noon
+    ({"time": "13:30"}, "10 am - 1:30", "en"),
+    ({"time": "13:30"}, "上午10点到1点半", "zh"),
+    ({"date": "2025-05-18"}, "on 18–19 May", "en"),  # an en dash between the days, as a hyphen
     ({"time": "17:00"}, "下午3点到5点", "zh"),
     ({"time": "07:45"}, "七点四十五出发", "zh"),
     ({"time": "07:30"}, "早上7点半", "zh"),
@@ -175,6 +186,16 @@ NOT_TOLD = [
     ({"number": 45, "unit": "minute"}, "大概半小时", "zh"),
     ({"time": "16:30"}, "four thirty", "en"),  # hour and minute words with no am, pm or o'clock may be a count
     ({"time": "13:00"}, "晚上11点到1点", "zh"),  # a range across midnight: its end is read as written
+    ({"time": "02:00"}, "from noon to 2:00", "en"),
+    ({"number": 100, "unit": "minute"}, "about 1.67 hours", "en"),  # a rounded conversion is another number
+    ({"number": 90, "unit": "minute"}, "1.5 km away", "en"),
+    ({"number": 90, "unit": "minute"}, "1 hour, then 30 minutes later", "en"),  # two lengths, not one
+    ({"number": 90, "unit": "minute"}, "1 hour 30", "en"),
+    ({"time": "02:00"}, "from 11 am to 2:00", "en"),
+    ({"time": "14:00"}, "midnight to 2:00", "en"),  # from midnight, 2:00 is the night's
+    ({"time": "23:00"}, "from 9:00 to 11:00", "en"),  # a later end hour stays in the morning
+    ({"time": "18:00"}, "from 08:00 to 06:00", "en"),  # a leading zero is 24-hour time: read as written
+    ({"time": "14:00"}, "at 11 am and at 2:00", "en"),  # two times, not a range
     ({"phrase": {"en": ["cancelled"], "zh": ["取消"]}}, "Neither order could be cancelled.", "en"),
     ({"phrase": {"en": ["refunded"], "zh": ["退款"]}}, "None of the three tickets can be refunded.", "en"),
     ({"time": "16:30"}, "half past four", "en"),  # read as written: 04:30, as a bare 4:30 is

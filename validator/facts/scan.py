@@ -72,6 +72,9 @@ _CLOCK_IN_WORDS = re.compile(
     rf"(?<![a-z0-9])(?:(?:(?P<past>half|quarter) past|(?:a )?(?P<to>quarter) to) (?P<hour>{_HOUR_WORDS}|1[0-2]|0?[1-9])"
     rf"|(?P<hour2>{_HOUR_WORDS})(?: (?P<minutes>{_MINUTE_WORDS}))? ?(?P<marker>o'clock|a\.m\.|p\.m\.|am|pm)(?![a-z]))"
 )
+# noon, midday, midnight: read with the other clock words, before digits, so a range that
+# starts with one carries its half of the day to its end ("from noon to 2:00" ends at 14:00)
+_CLOCK_WORD = re.compile("(?<![a-z])(?:" + "|".join(EN_CLOCK_WORDS) + ")(?![a-z])")
 _EN_DAY_PAIR = re.compile(r"(?:st|nd|rd|th)?(?: and | & | or |, | to |-|–| - | – )[0-9]{1,2}(?:st|nd|rd|th)? (?:of )?")
 _ZH_NEXT_DAY = re.compile(r"(?:和|与|跟|、|或|或者|至|到|-|–|~|～)(?P<day>[0-9]{1,2})[日号]")
 _RANGE_CONNECTOR = re.compile(r" ?(?:到|至|[-–—~～]|(?<![a-z])(?:to|until|till)) ?$")
@@ -91,7 +94,7 @@ _UNIT_PREFIX_LETTERS = frozenset(a for unit in UNITS.values() for a in unit.befo
 _AM_PM = {"am": "am", "pm": "pm"}
 _PERIOD_INITIALS = frozenset(words[0] for words, _ in EN_PERIODS_AFTER)
 # what may follow the digits of a date or a time: 2025-, 5/9, 7:45, 7.45pm, 8 pm, 8 o'clock, 9th, 9 May, 5月, 7点
-_MAY_CONTINUE = frozenset("-/.:年月点时") | frozenset("abcdefghijklmnopqrstuvwxyz")
+_MAY_CONTINUE = frozenset("-–/.:年月点时") | frozenset("abcdefghijklmnopqrstuvwxyz")
 
 
 class Relative(NamedTuple):
@@ -475,6 +478,9 @@ class _Scanner:
             else:
                 period, stop = marker.replace(".", ""), end
             self.time(start, stop, _clock(hour, minute, period))
+        for match in _CLOCK_WORD.finditer(self.text):
+            if not self.is_taken(match.start()):
+                self.time(match.start(), match.end(), EN_CLOCK_WORDS[match.group()])
 
     def durations(self) -> None:
         """Lengths of time said in words: half an hour, an hour and a half, 半小时, 一刻钟 — each
@@ -807,8 +813,10 @@ class _Scanner:
 
     def _carried_period(self, start: int, hour: int) -> str | None:
         """The afternoon or evening of a range's start carried to its end: 晚上6点到10点半 and
-        "6 pm to 10:30" end at 22:30. Only a later hour of the same half is carried ("晚上11点到1点"
-        crosses midnight: its 1点 is read as written)."""
+        "6 pm to 10:30" end at 22:30, "from noon to 2:00" at 14:00. Only a later hour of the same
+        half is carried ("晚上11点到1点" crosses midnight: its 1点 is read as written). A range
+        that starts in the morning and ends at an earlier hour crosses noon: "from 11 am to 2:00"
+        ends at 14:00 (not an end written with a leading zero, 24-hour style: "08:00 to 06:00")."""
         text = self.text
         j = start
         while j > 0 and text[j - 1] == " " and start - j < 2:
@@ -817,8 +825,10 @@ class _Scanner:
         if connector is None or not 1 <= hour <= 11:
             return None
         previous = self.time_ends.get(connector.start())
-        if previous is None or previous < 12 * 60:
+        if previous is None or previous < 60:
             return None
+        if previous < 12 * 60:
+            return "pm" if hour < previous // 60 and text[start] != "0" else None
         return "pm" if hour > previous // 60 - 12 else None
 
     def _period_before(self, start: int) -> str | None:
@@ -997,8 +1007,6 @@ class _Scanner:
                 return  # "next Friday" means different days to different readers
             week = 0 if previous == "this" else None
             self.date(start, end, *self._relative(Relative(weekday=WEEKDAYS_EN[word], week=week)))
-        elif word in EN_CLOCK_WORDS:
-            self.time(start, end, EN_CLOCK_WORDS[word])
 
     def english_number(self, words: list[re.Match[str]], index: int) -> None:
         """Number words: twenty-five, one hundred and twenty, three thousand."""
