@@ -153,7 +153,7 @@ def parse_text(text: Any, *, native: bool = False) -> Parsed:
         return format_error("output is not a string")
     if len(text) > MAX_OUTPUT_CHARS:
         return format_error(f"too long: output is {len(text):,} characters, over the {MAX_OUTPUT_CHARS:,} limit")
-    if has_surrogates(text):
+    if not text.isascii() and has_surrogates(text):  # (isascii first: no call for the usual text)
         return format_error("output is not valid UTF-8")
     stripped = text.strip()
     if not stripped:
