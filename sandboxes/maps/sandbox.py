@@ -63,6 +63,18 @@ def _zone(offset: str) -> timezone:
     return timezone(sign * timedelta(hours=int(hours), minutes=int(minutes)))
 
 
+def _eu_summer_time(moment: datetime) -> bool:
+    """Whether European summer time is on at this moment: from 01:00 UTC on the last Sunday of
+    March until 01:00 UTC on the last Sunday of October (London: BST, +01:00; GMT otherwise)."""
+    moment = moment.astimezone(timezone.utc)
+
+    def last_sunday(month: int) -> datetime:
+        last = datetime(moment.year, month, 31, 1, 0, tzinfo=timezone.utc)
+        return last - timedelta(days=(last.weekday() - 6) % 7)
+
+    return last_sunday(3) <= moment < last_sunday(10)
+
+
 def _haversine_km(a: dict[str, Any], b: dict[str, Any]) -> float:
     lat1, lon1, lat2, lon2 = map(math.radians, (a["latitude"], a["longitude"], b["latitude"], b["longitude"]))
     h = math.sin((lat2 - lat1) / 2) ** 2 + math.cos(lat1) * math.cos(lat2) * math.sin((lon2 - lon1) / 2) ** 2
@@ -96,8 +108,11 @@ class MapsSandbox(Sandbox):
         """The clock in a city's local time, without offset (the home city reads the clock as it is)."""
         if city == self._settings["city"]:
             return self._local_now()
-        offset = self.data["cities"][city]["utc_offset"]
-        return self.now().astimezone(_zone(offset)).replace(tzinfo=None, second=0, microsecond=0)
+        info = self.data["cities"][city]
+        zone = _zone(info["utc_offset"])
+        if info.get("summer_time") == "eu" and _eu_summer_time(self.now()):
+            zone = timezone(timedelta(hours=1) + zone.utcoffset(None))
+        return self.now().astimezone(zone).replace(tzinfo=None, second=0, microsecond=0)
 
     def _route_city(self, stops: list[str]) -> str:
         cities = sorted({self._city_of(pid) for pid in stops})

@@ -235,6 +235,23 @@ def test_london_routes_use_local_time_and_pounds() -> None:
     assert run(fresh(clock="2024-07-15T18:00:00+08:00"), "get_place_details", place_id="PL-902")["open_now"] is True
 
 
+@pytest.mark.parametrize(
+    ("clock", "open_now"),
+    [
+        ("2024-11-08T10:30:00+00:00", True),  # GMT in November: 10:30 in London, the museum is open
+        ("2024-11-08T09:30:00+00:00", False),  # 09:30: not yet (summer time would make it 10:30)
+        ("2024-03-31T09:30:00+00:00", True),  # summer time has begun (01:00 UTC on 31 March 2024): 10:30
+        ("2024-03-30T09:30:00+00:00", False),  # the day before it began: 09:30
+        ("2024-10-27T09:30:00+00:00", False),  # and ended (01:00 UTC on 27 October 2024): 09:30
+        ("2024-10-26T09:30:00+00:00", True),  # the day before it ended: 10:30
+    ],
+)
+def test_london_keeps_summer_time_and_gmt(clock: str, open_now: bool) -> None:
+    """London reads the clock in BST from the last Sunday of March to the last of October and in
+    GMT otherwise; the British Museum opens at 10:00 London time."""
+    assert run(fresh(clock=clock), "get_place_details", place_id="PL-902")["open_now"] is open_now
+
+
 def test_london_places_are_found_in_both_languages() -> None:
     sandbox = fresh(clock=LONDON_MORNING)
     assert run(sandbox, "geocode_place", query="大英博物馆")["results"][0]["place_id"] == "PL-902"
