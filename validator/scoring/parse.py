@@ -178,7 +178,9 @@ def parse_stripped(stripped: str, *, native: bool = False) -> Parsed:
 
     ``parse_text`` first offers the text to the compiled reader of the common shape
     (``validator/scoring/_fastcalls.c``), which returns the same calls for the answers it reads
-    and declines everything else; tests hold the two to the same result.
+    and declines everything else; tests hold the two to the same result. (Whether the prose
+    around a marker makes calls is asked of it too: the answer is the same either way, and the
+    calls themselves are always read here.)
     """
     markers = find_markers(stripped)
     if markers:
