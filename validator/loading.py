@@ -237,8 +237,14 @@ def _too_deep(text: str) -> tuple[int, int] | None:
                     return (event.start_mark.line + 1, event.start_mark.column + 1)
             elif isinstance(event, (yaml.SequenceEndEvent, yaml.MappingEndEvent)):
                 depth -= 1
-    except yaml.YAMLError:
+    except yaml.MarkedYAMLError as error:
+        # libyaml 0.2.6 (PyYAML 6.0.4) has a nesting limit of its own (1,000 levels) and may reach
+        # it while scanning ahead, before the events go past MAX_DEPTH: that is too deep as well
+        if error.problem == "exceeded maximum nesting depth" and error.problem_mark is not None:
+            return (error.problem_mark.line + 1, error.problem_mark.column + 1)
         return None  # not too deep before the error; composing reports the error
+    except yaml.YAMLError:
+        return None
     finally:
         loader.dispose()
     return None
