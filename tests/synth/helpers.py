@@ -8,8 +8,11 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
 
+from click.testing import CliRunner
+
 from tests.fixture_repos import REPOS
 from tests.support.openai_server import ChatRequest, Reply, tool_call
+from validator.cli import cli
 
 GENERATOR = "gen-model"
 SIMULATOR = "sim-model"
@@ -64,3 +67,14 @@ def simulator_by_request(answers: Mapping[str, Reply], default: Reply | None = N
         return found
 
     return respond
+
+
+def export(root: Path, *args: str) -> tuple[int, str]:
+    """`callbank export` through the command line: (exit code, output)."""
+    result = CliRunner().invoke(cli, ["export", "--repo", str(root), *args])
+    return result.exit_code, result.output
+
+
+def lines(path: Path) -> list[dict[str, Any]]:
+    """The records of a JSON Lines file."""
+    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]

@@ -9,12 +9,10 @@ from pathlib import Path
 
 import pytest
 import yaml
-from click.testing import CliRunner
 
 from tests.support.openai_server import OpenAIServer, by_model, scripted
-from tests.synth.helpers import GENERATOR, MODELS, SIMULATOR, config_file, repository, simulator_by_request
+from tests.synth.helpers import GENERATOR, MODELS, SIMULATOR, config_file, export, lines, repository, simulator_by_request
 from tests.synth.test_pipeline import BATCH, SIMULATOR_ANSWERS
-from validator.cli import cli
 from validator.synth.config import load_config
 from validator.synth.formats import line_problems
 from validator.synth.pipeline import SynthOptions, run_synth
@@ -34,15 +32,6 @@ def synth_run(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, Path]:
         report = asyncio.run(run_synth(options))
     assert report["accepted"] == 2 and report["disputed"] == 1
     return root, out
-
-
-def export(root: Path, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["export", "--repo", str(root), *args])
-    return result.exit_code, result.output
-
-
-def lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def test_sft_lines_are_whole_conversations_in_the_chat_fine_tuning_format(synth_run: tuple[Path, Path], tmp_path: Path) -> None:

@@ -9,12 +9,10 @@ import json
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
 from tests.support.openai_server import OpenAIServer, by_model, scripted
-from tests.synth.helpers import GENERATOR, MODELS, SIMULATOR, config_file, repository
+from tests.synth.helpers import GENERATOR, MODELS, SIMULATOR, config_file, export, lines, repository
 from tests.synth.test_scenarios import NAME, SCENARIO, TEXT, agent
-from validator.cli import cli
 from validator.corpus.index import Corpus
 from validator.models.episode import SessionEnvironment, run_episode
 from validator.models.oracle import OracleModel
@@ -34,15 +32,6 @@ def synth_folder(tmp_path: Path, *, wrong_text: bool) -> tuple[Path, Path]:
         report = asyncio.run(run_scenarios(ScenarioOptions(root, out, "mini", 1, 0, config, "multi_step", keep_disputed=True)))
     assert report["written"] == [SYNTH_PATH]
     return root, out
-
-
-def export(root: Path, *args: str) -> tuple[int, str]:
-    result = CliRunner().invoke(cli, ["export", "--repo", str(root), *args])
-    return result.exit_code, result.output
-
-
-def lines(path: Path) -> list[dict]:
-    return [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
 
 
 def test_an_agreed_scenario_is_one_whole_episode_per_language(tmp_path: Path) -> None:

@@ -98,6 +98,18 @@ static int ends_value(Reader *r) {
     return c == -1 || c == ',' || c == ')' || c == ']' || c == '}' || c == ':' || c == ' ' || c == '\t' || c == '\n';
 }
 
+/* After an item of a bracketed sequence: a comma (and white space), or the closing bracket next.
+ * 0 when neither follows. */
+static int after_item(Reader *r, char closing) {
+    skip_ws(r, 1);
+    if (peek(r) == ',') {
+        r->pos++;
+        skip_ws(r, 1);
+        return 1;
+    }
+    return peek(r) == (unsigned char)closing;
+}
+
 static PyObject *read_value(Reader *r, Py_ssize_t depth);
 
 static PyObject *read_string(Reader *r) {
@@ -210,11 +222,7 @@ static PyObject *read_list(Reader *r, Py_ssize_t depth) {
             return NULL;
         }
         Py_DECREF(item);
-        skip_ws(r, 1);
-        if (peek(r) == ',') {
-            r->pos++;
-            skip_ws(r, 1);
-        } else if (peek(r) != ']') {
+        if (!after_item(r, ']')) {
             Py_DECREF(list);
             return NULL;
         }
@@ -249,13 +257,8 @@ static PyObject *read_dict(Reader *r, Py_ssize_t depth) {
         }
         Py_DECREF(key);
         Py_DECREF(value);
-        skip_ws(r, 1);
-        if (peek(r) == ',') {
-            r->pos++;
-            skip_ws(r, 1);
-        } else if (peek(r) != '}') {
+        if (!after_item(r, '}'))
             goto fail;
-        }
     }
     r->pos++; /* '}' */
     return dict;
@@ -340,13 +343,8 @@ static PyObject *read_call(Reader *r, PyTypeObject *call_type, int inside_bracke
         }
         Py_DECREF(name);
         Py_DECREF(value);
-        skip_ws(r, 1);
-        if (peek(r) == ',') {
-            r->pos++;
-            skip_ws(r, 1);
-        } else if (peek(r) != ')') {
+        if (!after_item(r, ')'))
             goto fail;
-        }
     }
     r->pos++; /* ')' */
     PyObject *api = ascii_str(r->text + start, length);
@@ -392,13 +390,8 @@ static PyObject *read_answer(Reader *r, PyTypeObject *call_type, Py_ssize_t max_
             Py_DECREF(call);
             if (PyList_GET_SIZE(calls) > max_calls)
                 goto fail;
-            skip_ws(r, 1);
-            if (peek(r) == ',') {
-                r->pos++;
-                skip_ws(r, 1);
-            } else if (peek(r) != ']') {
+            if (!after_item(r, ']'))
                 goto fail;
-            }
         }
         r->pos++;
     } else {
